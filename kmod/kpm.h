@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ksft_perfmon: in-kernel performance monitor for network selftests.
+ *
+ * A session samples kcpustat of every possible CPU and the stats64 of up to
+ * KSFT_PERFMON_DEVS_MAX netdevs on a softirq hrtimer into a ring of samples.
+ */
+#ifndef _KSFT_PERFMON_KPM_H
+#define _KSFT_PERFMON_KPM_H
+
+#include <linux/hrtimer.h>
+#include <linux/mutex.h>
+#include <linux/netdevice.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+#include <linux/xarray.h>
+#include <uapi/linux/ksft_perfmon.h>
+
+/* Most sessions at once, over all network namespaces. */
+#define KPM_SESSIONS_MAX	64
+/* Most ring memory of one session, and of all sessions together. */
+#define KPM_SESSION_MEM_MAX	(16UL << 20)
+#define KPM_TOTAL_MEM_MAX	(64UL << 20)
+
+/* Order of the times in struct kpm_cpu_sample, as in /proc/stat. */
+enum kpm_cpu_time {
+	KPM_CPU_USER,
+	KPM_CPU_NICE,
+	KPM_CPU_SYSTEM,
+	KPM_CPU_IDLE,
+	KPM_CPU_IOWAIT,
+	KPM_CPU_IRQ,
+	KPM_CPU_SOFTIRQ,
+	KPM_CPU_STEAL,
+	KPM_CPU_GUEST,
+	KPM_CPU_GUEST_NICE,
+	KPM_CPU_NR_TIMES,
+};
+
+struct kpm_cpu_sample {
+	u64 time[KPM_CPU_NR_TIMES];	/* ns, enum kpm_cpu_time order */
+	bool online;
+};
+
+struct kpm_dev_sample {
+	struct rtnl_link_stats64 stats;
+	bool gone;
+};
+
+/*
+ * One slot of a session's ring. It is followed by one struct kpm_dev_sample
+ * per session netdev, then one struct kpm_cpu_sample per possible CPU id
+ * (nr_cpu_ids); kpm_sample_dev() and kpm_sample_cpu() find them.
+ */
+struct kpm_sample {
+	u64 seq;
+	u64 time_ns;	/* CLOCK_MONOTONIC */
+	u64 cost_ns;
+};
+
+struct kpm_dev {
+	/* NULL once the netdev is gone; written under kpm_mutex + lock */
+	struct net_device *dev;
+	netdevice_tracker tracker;
+	u32 ifindex;
+};
+
+/**
+ * struct kpm_session - one sampling session
+ * @id: identifier, key in kpm_sessions
+ * @net: network namespace of the session's netdevs and of its owner;
+ *	compared, never dereferenced
+ * @portid: netlink port of the socket that owns the session, 0 for the
+ *	session started at insmod
+ * @timer: the sampler, a CLOCK_MONOTONIC softirq hrtimer
+ * @interval_ns: sampling period
+ * @ring_size: number of slots in @ring
+ * @sample_size: bytes of one slot
+ * @lock: protects @ring, the counters and @devs[].dev against the sampler
+ * @head: sequence number of the next sample, i.e. samples taken
+ * @head_slot: slot the next sample goes to
+ * @read_seq: first sequence number no reader has been given
+ * @lost: samples overwritten before any reader read them
+ * @cost_ns: time the sampler spent on this session
+ * @ring: @ring_size slots of @sample_size bytes
+ * @ndevs: number of entries in @devs
+ * @devs: the netdevs sampled
+ *
+ * Sessions are created, found and destroyed under kpm_mutex.
+ */
+struct kpm_session {
+	u32 id;
+	struct net *net;
+	u32 portid;
+	struct hrtimer timer;
+	u64 interval_ns;
+	u32 ring_size;
+	u32 sample_size;
+
+	spinlock_t lock;
+	u64 head;
+	u32 head_slot;
+	u64 read_seq;
+	u64 lost;
+	u64 cost_ns;
+	void *ring;
+
+	u32 ndevs;
+	struct kpm_dev devs[] __counted_by(ndevs);
+};
+
+struct kpm_session_cfg {
+	u64 interval_ns;
+	u32 ring_size;
+	u32 ndevs;
+	u32 ifindex[KSFT_PERFMON_DEVS_MAX];
+	/* the request's attribute of each ifindex, for extack; may be NULL */
+	const struct nlattr *ifindex_attr[KSFT_PERFMON_DEVS_MAX];
+	const struct nlattr *ring_size_attr;
+};
+
+extern struct mutex kpm_mutex;
+extern struct xarray kpm_sessions;
+
+/* session.c */
+struct kpm_session *kpm_session_new(struct net *net,
+				    const struct kpm_session_cfg *cfg,
+				    u32 portid, struct netlink_ext_ack *extack);
+void kpm_session_destroy(struct kpm_session *s);
+void kpm_session_destroy_all(void);
+void kpm_session_destroy_owned(struct net *net, u32 portid);
+u64 kpm_session_first_seq(const struct kpm_session *s);
+struct kpm_sample *kpm_session_sample(struct kpm_session *s, u64 seq);
+int kpm_session_init(void);
+void kpm_session_exit(void);
+
+/* sampler.c */
+enum hrtimer_restart kpm_sampler_fn(struct hrtimer *timer);
+
+static inline struct kpm_dev_sample *
+kpm_sample_dev(struct kpm_sample *smp, u32 i)
+{
+	return (struct kpm_dev_sample *)(smp + 1) + i;
+}
+
+static inline struct kpm_cpu_sample *
+kpm_sample_cpu(const struct kpm_session *s, struct kpm_sample *smp,
+	       unsigned int cpu)
+{
+	return (struct kpm_cpu_sample *)kpm_sample_dev(smp, s->ndevs) + cpu;
+}
+
+static inline u32 kpm_sample_size(u32 ndevs)
+{
+	return sizeof(struct kpm_sample) +
+	       ndevs * sizeof(struct kpm_dev_sample) +
+	       nr_cpu_ids * sizeof(struct kpm_cpu_sample);
+}
+
+/* netlink.c */
+int kpm_nl_init(void);
+void kpm_nl_exit(void);
+
+/* debugfs.c */
+void kpm_debugfs_init(void);
+void kpm_debugfs_exit(void);
+
+#endif /* _KSFT_PERFMON_KPM_H */

@@ -1,0 +1,573 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The ksft_perfmon generic netlink family. Policies and the op table are
+ * generated from Documentation/netlink/specs/ksft_perfmon.yaml into
+ * netlink-gen.c; this file has the handlers.
+ */
+
+#include <linux/build_bug.h>
+#include <linux/capability.h>
+#include <linux/netlink.h>
+#include <net/genetlink.h>
+#include <net/netlink.h>
+#include <net/sock.h>
+
+#include "kpm.h"
+#include "netlink-gen.h"
+
+/* dump position of sample-get, in cb->ctx */
+struct kpm_nl_sample_ctx {
+	u64 seq;	/* next sample to send */
+	u32 cpu;	/* first CPU of the next message, 0 at a sample's start */
+	u32 session_id;
+};
+
+/* dump position of session-get, in cb->ctx */
+struct kpm_nl_session_ctx {
+	unsigned long id;
+};
+
+static_assert(KSFT_PERFMON_A_CPU_STATS_GUEST_NICE -
+	      KSFT_PERFMON_A_CPU_STATS_USER + 1 == KPM_CPU_NR_TIMES);
+
+#define KPM_DEV_STAT(field, attr) \
+	{ offsetof(struct rtnl_link_stats64, field), \
+	  KSFT_PERFMON_A_DEV_STATS_ ## attr }
+
+static const struct {
+	u16 offset;
+	u16 attr;
+} kpm_dev_stats[] = {
+	KPM_DEV_STAT(rx_packets, RX_PACKETS),
+	KPM_DEV_STAT(tx_packets, TX_PACKETS),
+	KPM_DEV_STAT(rx_bytes, RX_BYTES),
+	KPM_DEV_STAT(tx_bytes, TX_BYTES),
+	KPM_DEV_STAT(rx_errors, RX_ERRORS),
+	KPM_DEV_STAT(tx_errors, TX_ERRORS),
+	KPM_DEV_STAT(rx_dropped, RX_DROPPED),
+	KPM_DEV_STAT(tx_dropped, TX_DROPPED),
+	KPM_DEV_STAT(multicast, MULTICAST),
+	KPM_DEV_STAT(collisions, COLLISIONS),
+	KPM_DEV_STAT(rx_length_errors, RX_LENGTH_ERRORS),
+	KPM_DEV_STAT(rx_over_errors, RX_OVER_ERRORS),
+	KPM_DEV_STAT(rx_crc_errors, RX_CRC_ERRORS),
+	KPM_DEV_STAT(rx_frame_errors, RX_FRAME_ERRORS),
+	KPM_DEV_STAT(rx_fifo_errors, RX_FIFO_ERRORS),
+	KPM_DEV_STAT(rx_missed_errors, RX_MISSED_ERRORS),
+	KPM_DEV_STAT(tx_aborted_errors, TX_ABORTED_ERRORS),
+	KPM_DEV_STAT(tx_carrier_errors, TX_CARRIER_ERRORS),
+	KPM_DEV_STAT(tx_fifo_errors, TX_FIFO_ERRORS),
+	KPM_DEV_STAT(tx_heartbeat_errors, TX_HEARTBEAT_ERRORS),
+	KPM_DEV_STAT(tx_window_errors, TX_WINDOW_ERRORS),
+	KPM_DEV_STAT(rx_compressed, RX_COMPRESSED),
+	KPM_DEV_STAT(tx_compressed, TX_COMPRESSED),
+	KPM_DEV_STAT(rx_nohandler, RX_NOHANDLER),
+	KPM_DEV_STAT(rx_otherhost_dropped, RX_OTHERHOST_DROPPED),
+};
+
+static_assert(ARRAY_SIZE(kpm_dev_stats) ==
+	      KSFT_PERFMON_A_DEV_STATS_MAX - KSFT_PERFMON_A_DEV_STATS_GONE);
+
+/* Upper bound of the message carrying a whole sample of @s. */
+static size_t kpm_nl_sample_msg_size(const struct kpm_session *s)
+{
+	size_t dev = nla_total_size(0) + nla_total_size(sizeof(u32)) +
+		     nla_total_size(0) +
+		     ARRAY_SIZE(kpm_dev_stats) * nla_total_size(sizeof(u64));
+	size_t cpu = nla_total_size(0) + nla_total_size(sizeof(u32)) +
+		     nla_total_size(0) +
+		     KPM_CPU_NR_TIMES * nla_total_size(sizeof(u64));
+
+	return genlmsg_total_size(nla_total_size(sizeof(u32)) +
+				  3 * nla_total_size(sizeof(u64)) +
+				  s->ndevs * dev + nr_cpu_ids * cpu);
+}
+
+/* The owner of a session, and whoever has CAP_NET_ADMIN, may access it. */
+static bool kpm_nl_may_access(const struct kpm_session *s,
+			      const struct sk_buff *skb)
+{
+	if (s->portid && s->portid == NETLINK_CB(skb).portid &&
+	    net_eq(s->net, sock_net(NETLINK_CB(skb).sk)))
+		return true;
+	return netlink_capable(skb, CAP_NET_ADMIN);
+}
+
+/* Find session @id for the sender of @skb. Context: under kpm_mutex. */
+static struct kpm_session *
+kpm_nl_session_find(const struct sk_buff *skb, const struct nlattr *attr,
+		    struct netlink_ext_ack *extack)
+{
+	struct kpm_session *s;
+
+	s = xa_load(&kpm_sessions, nla_get_u32(attr));
+	if (!s || !kpm_nl_may_access(s, skb)) {
+		/* the same answer, so as not to tell whether it exists */
+		NL_SET_ERR_MSG_ATTR(extack, attr, "no such session");
+		return NULL;
+	}
+	return s;
+}
+
+static int kpm_nl_session_fill(struct sk_buff *skb, struct kpm_session *s,
+			       const struct genl_info *info)
+{
+	u64 samples, lost, cost;
+	void *hdr;
+	u32 i;
+
+	hdr = genlmsg_iput(skb, info);
+	if (!hdr)
+		return -EMSGSIZE;
+
+	spin_lock_bh(&s->lock);
+	samples = s->head;
+	lost = s->lost;
+	cost = s->cost_ns;
+	spin_unlock_bh(&s->lock);
+
+	if (nla_put_u32(skb, KSFT_PERFMON_A_SESSION_ID, s->id) ||
+	    nla_put_uint(skb, KSFT_PERFMON_A_SESSION_INTERVAL, s->interval_ns) ||
+	    nla_put_u32(skb, KSFT_PERFMON_A_SESSION_RING_SIZE, s->ring_size) ||
+	    nla_put_u32(skb, KSFT_PERFMON_A_SESSION_CPUS, nr_cpu_ids) ||
+	    nla_put_u32(skb, KSFT_PERFMON_A_SESSION_SAMPLE_SIZE,
+			s->sample_size) ||
+	    nla_put_uint(skb, KSFT_PERFMON_A_SESSION_SAMPLES, samples) ||
+	    nla_put_uint(skb, KSFT_PERFMON_A_SESSION_LOST, lost) ||
+	    nla_put_uint(skb, KSFT_PERFMON_A_SESSION_COST, cost))
+		goto err_cancel_msg;
+	for (i = 0; i < s->ndevs; i++)
+		if (nla_put_u32(skb, KSFT_PERFMON_A_SESSION_IFINDEX,
+				s->devs[i].ifindex))
+			goto err_cancel_msg;
+
+	genlmsg_end(skb, hdr);
+	return 0;
+
+err_cancel_msg:
+	genlmsg_cancel(skb, hdr);
+	return -EMSGSIZE;
+}
+
+/**
+ * ksft_perfmon_nl_session_new_doit() - create a session
+ * @skb: request
+ * @info: request info
+ *
+ * Context: process. Takes kpm_mutex.
+ *
+ * Return: 0 or a negative errno, with extack set.
+ */
+int ksft_perfmon_nl_session_new_doit(struct sk_buff *skb,
+				     struct genl_info *info)
+{
+	struct net *net = genl_info_net(info);
+	struct kpm_session_cfg cfg = {};
+	struct kpm_session *s;
+	const struct nlattr *a;
+	struct sk_buff *rsp;
+	void *hdr;
+	int rem, err;
+	u32 i;
+
+	if (!netlink_ns_capable(skb, net->user_ns, CAP_NET_ADMIN)) {
+		NL_SET_ERR_MSG(info->extack,
+			       "CAP_NET_ADMIN over the network namespace is required");
+		return -EPERM;
+	}
+	if (GENL_REQ_ATTR_CHECK(info, KSFT_PERFMON_A_SESSION_INTERVAL) ||
+	    GENL_REQ_ATTR_CHECK(info, KSFT_PERFMON_A_SESSION_RING_SIZE))
+		return -EINVAL;
+
+	cfg.interval_ns = nla_get_uint(info->attrs[KSFT_PERFMON_A_SESSION_INTERVAL]);
+	cfg.ring_size = nla_get_u32(info->attrs[KSFT_PERFMON_A_SESSION_RING_SIZE]);
+	cfg.ring_size_attr = info->attrs[KSFT_PERFMON_A_SESSION_RING_SIZE];
+
+	nlmsg_for_each_attr_type(a, KSFT_PERFMON_A_SESSION_IFINDEX, info->nlhdr,
+				 GENL_HDRLEN, rem) {
+		u32 ifindex = nla_get_u32(a);
+
+		if (cfg.ndevs == KSFT_PERFMON_DEVS_MAX) {
+			NL_SET_ERR_MSG_ATTR_FMT(info->extack, a,
+						"more than %u netdevs",
+						KSFT_PERFMON_DEVS_MAX);
+			return -E2BIG;
+		}
+		for (i = 0; i < cfg.ndevs; i++) {
+			if (cfg.ifindex[i] == ifindex) {
+				NL_SET_ERR_MSG_ATTR(info->extack, a,
+						    "netdev given twice");
+				return -EINVAL;
+			}
+		}
+		cfg.ifindex_attr[cfg.ndevs] = a;
+		cfg.ifindex[cfg.ndevs++] = ifindex;
+	}
+
+	rsp = genlmsg_new(GENLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!rsp)
+		return -ENOMEM;
+	hdr = genlmsg_iput(rsp, info);
+	if (!hdr) {
+		err = -EMSGSIZE;
+		goto err_free_msg;
+	}
+
+	s = kpm_session_new(net, &cfg, info->snd_portid, info->extack);
+	if (IS_ERR(s)) {
+		err = PTR_ERR(s);
+		goto err_free_msg;
+	}
+	/* cannot fail: the message is empty and of the default size */
+	nla_put_u32(rsp, KSFT_PERFMON_A_SESSION_ID, s->id);
+	genlmsg_end(rsp, hdr);
+	return genlmsg_reply(rsp, info);
+
+err_free_msg:
+	nlmsg_free(rsp);
+	return err;
+}
+
+/**
+ * ksft_perfmon_nl_session_get_doit() - get one session
+ * @skb: request
+ * @info: request info
+ *
+ * Context: process. Takes kpm_mutex, then the session's lock.
+ *
+ * Return: 0 or a negative errno, with extack set.
+ */
+int ksft_perfmon_nl_session_get_doit(struct sk_buff *skb,
+				     struct genl_info *info)
+{
+	struct kpm_session *s;
+	struct sk_buff *rsp;
+	int err;
+
+	if (GENL_REQ_ATTR_CHECK(info, KSFT_PERFMON_A_SESSION_ID))
+		return -EINVAL;
+
+	rsp = genlmsg_new(GENLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!rsp)
+		return -ENOMEM;
+
+	mutex_lock(&kpm_mutex);
+	s = kpm_nl_session_find(skb, info->attrs[KSFT_PERFMON_A_SESSION_ID],
+				info->extack);
+	err = s ? kpm_nl_session_fill(rsp, s, info) : -ENOENT;
+	mutex_unlock(&kpm_mutex);
+	if (err)
+		goto err_free_msg;
+
+	return genlmsg_reply(rsp, info);
+
+err_free_msg:
+	nlmsg_free(rsp);
+	return err;
+}
+
+/**
+ * ksft_perfmon_nl_session_get_dumpit() - dump the sessions one may access
+ * @skb: reply
+ * @cb: dump state; the position is a session id
+ *
+ * Context: process. Takes kpm_mutex, then each session's lock.
+ *
+ * Return: the length of @skb, 0 at the end, or a negative errno.
+ */
+int ksft_perfmon_nl_session_get_dumpit(struct sk_buff *skb,
+				       struct netlink_callback *cb)
+{
+	struct kpm_nl_session_ctx *ctx = (void *)cb->ctx;
+	struct kpm_session *s;
+	int err = 0;
+
+	mutex_lock(&kpm_mutex);
+	xa_for_each_start(&kpm_sessions, ctx->id, s, ctx->id) {
+		if (!kpm_nl_may_access(s, cb->skb))
+			continue;
+		err = kpm_nl_session_fill(skb, s, genl_info_dump(cb));
+		if (err)
+			break;
+	}
+	mutex_unlock(&kpm_mutex);
+	return err;
+}
+
+/**
+ * ksft_perfmon_nl_session_del_doit() - stop and free a session
+ * @skb: request
+ * @info: request info
+ *
+ * Context: process. Takes kpm_mutex.
+ *
+ * Return: 0 or a negative errno, with extack set.
+ */
+int ksft_perfmon_nl_session_del_doit(struct sk_buff *skb,
+				     struct genl_info *info)
+{
+	struct net *net = genl_info_net(info);
+	struct kpm_session *s;
+
+	if (!netlink_ns_capable(skb, net->user_ns, CAP_NET_ADMIN)) {
+		NL_SET_ERR_MSG(info->extack,
+			       "CAP_NET_ADMIN over the network namespace is required");
+		return -EPERM;
+	}
+	if (GENL_REQ_ATTR_CHECK(info, KSFT_PERFMON_A_SESSION_ID))
+		return -EINVAL;
+
+	mutex_lock(&kpm_mutex);
+	s = kpm_nl_session_find(skb, info->attrs[KSFT_PERFMON_A_SESSION_ID],
+				info->extack);
+	if (s)
+		kpm_session_destroy(s);
+	mutex_unlock(&kpm_mutex);
+
+	return s ? 0 : -ENOENT;
+}
+
+static int kpm_nl_put_dev(struct sk_buff *skb, const struct kpm_dev *d,
+			  const struct kpm_dev_sample *ds)
+{
+	struct nlattr *nest;
+	u32 i;
+
+	nest = nla_nest_start(skb, KSFT_PERFMON_A_SAMPLE_DEV);
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, KSFT_PERFMON_A_DEV_STATS_IFINDEX, d->ifindex))
+		goto err_cancel_nest;
+	if (ds->gone) {
+		if (nla_put_flag(skb, KSFT_PERFMON_A_DEV_STATS_GONE))
+			goto err_cancel_nest;
+	} else {
+		for (i = 0; i < ARRAY_SIZE(kpm_dev_stats); i++) {
+			const void *field = (const void *)&ds->stats +
+					    kpm_dev_stats[i].offset;
+
+			if (nla_put_uint(skb, kpm_dev_stats[i].attr,
+					 *(const u64 *)field))
+				goto err_cancel_nest;
+		}
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+
+err_cancel_nest:
+	nla_nest_cancel(skb, nest);
+	return -EMSGSIZE;
+}
+
+static int kpm_nl_put_cpu(struct sk_buff *skb, unsigned int cpu,
+			  const struct kpm_cpu_sample *cs)
+{
+	struct nlattr *nest;
+	u32 i;
+
+	nest = nla_nest_start(skb, KSFT_PERFMON_A_SAMPLE_CPU);
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, KSFT_PERFMON_A_CPU_STATS_ID, cpu) ||
+	    (cs->online && nla_put_flag(skb, KSFT_PERFMON_A_CPU_STATS_ONLINE)))
+		goto err_cancel_nest;
+	for (i = 0; i < KPM_CPU_NR_TIMES; i++)
+		if (nla_put_uint(skb, KSFT_PERFMON_A_CPU_STATS_USER + i,
+				 cs->time[i]))
+			goto err_cancel_nest;
+	nla_nest_end(skb, nest);
+	return 0;
+
+err_cancel_nest:
+	nla_nest_cancel(skb, nest);
+	return -EMSGSIZE;
+}
+
+/*
+ * Put the sample at ctx->seq, from CPU ctx->cpu on, into one message. A
+ * sample that does not fit is split: the message ends after the last CPU
+ * that fit, ctx->cpu remembers the next one, and -EMSGSIZE asks for the
+ * next skb. Context: under the session's lock.
+ */
+static int kpm_nl_sample_fill(struct sk_buff *skb, struct kpm_session *s,
+			      struct kpm_nl_sample_ctx *ctx,
+			      const struct genl_info *info)
+{
+	struct kpm_sample *smp = kpm_session_sample(s, ctx->seq);
+	unsigned int cpu, first = ctx->cpu;
+	bool put_cpu = false;
+	void *hdr;
+	u32 i;
+
+	hdr = genlmsg_iput(skb, info);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, KSFT_PERFMON_A_SAMPLE_SESSION_ID, s->id) ||
+	    nla_put_uint(skb, KSFT_PERFMON_A_SAMPLE_SEQ, smp->seq) ||
+	    nla_put_uint(skb, KSFT_PERFMON_A_SAMPLE_TIME, smp->time_ns))
+		goto err_cancel_msg;
+	if (!first) {
+		if (nla_put_uint(skb, KSFT_PERFMON_A_SAMPLE_COST, smp->cost_ns))
+			goto err_cancel_msg;
+		for (i = 0; i < s->ndevs; i++)
+			if (kpm_nl_put_dev(skb, &s->devs[i],
+					   kpm_sample_dev(smp, i)))
+				goto err_cancel_msg;
+	}
+
+	for (cpu = first; cpu < nr_cpu_ids; cpu++) {
+		if (!cpu_possible(cpu))
+			continue;
+		if (kpm_nl_put_cpu(skb, cpu, kpm_sample_cpu(s, smp, cpu))) {
+			if (!put_cpu)
+				goto err_cancel_msg;
+			ctx->cpu = cpu;
+			genlmsg_end(skb, hdr);
+			return -EMSGSIZE;
+		}
+		put_cpu = true;
+	}
+
+	genlmsg_end(skb, hdr);
+	return 0;
+
+err_cancel_msg:
+	genlmsg_cancel(skb, hdr);
+	return -EMSGSIZE;
+}
+
+/**
+ * ksft_perfmon_nl_sample_get_start() - check a sample-get request
+ * @cb: dump state
+ *
+ * Looks up the session and sizes the dump's buffers so that one message
+ * holds a whole sample where netlink allows it.
+ *
+ * Context: process. Takes kpm_mutex.
+ *
+ * Return: 0 or a negative errno, with extack set.
+ */
+int ksft_perfmon_nl_sample_get_start(struct netlink_callback *cb)
+{
+	const struct genl_info *info = genl_info_dump(cb);
+	struct kpm_nl_sample_ctx *ctx = (void *)cb->ctx;
+	const struct nlattr *id_attr;
+	struct kpm_session *s;
+	int err = 0;
+
+	BUILD_BUG_ON(sizeof(*ctx) > sizeof(cb->ctx));
+
+	if (GENL_REQ_ATTR_CHECK(info, KSFT_PERFMON_A_SAMPLE_SESSION_ID))
+		return -EINVAL;
+	id_attr = info->attrs[KSFT_PERFMON_A_SAMPLE_SESSION_ID];
+	ctx->session_id = nla_get_u32(id_attr);
+	if (info->attrs[KSFT_PERFMON_A_SAMPLE_CURSOR])
+		ctx->seq = nla_get_uint(info->attrs[KSFT_PERFMON_A_SAMPLE_CURSOR]);
+
+	mutex_lock(&kpm_mutex);
+	s = kpm_nl_session_find(cb->skb, id_attr, cb->extack);
+	if (s)
+		cb->min_dump_alloc = min_t(size_t, kpm_nl_sample_msg_size(s),
+					   U16_MAX);
+	else
+		err = -ENOENT;
+	mutex_unlock(&kpm_mutex);
+	return err;
+}
+
+/**
+ * ksft_perfmon_nl_sample_get_dumpit() - dump samples from the cursor on
+ * @skb: reply
+ * @cb: dump state
+ *
+ * Starts at the oldest sample in the ring when the cursor is older, and
+ * ends at the newest sample at the time of the call. A session destroyed
+ * during the dump ends it.
+ *
+ * Context: process. Takes kpm_mutex, then the session's lock.
+ *
+ * Return: the length of @skb, 0 at the end, or a negative errno.
+ */
+int ksft_perfmon_nl_sample_get_dumpit(struct sk_buff *skb,
+				      struct netlink_callback *cb)
+{
+	struct kpm_nl_sample_ctx *ctx = (void *)cb->ctx;
+	struct kpm_session *s;
+	int err = 0;
+
+	BUILD_BUG_ON(sizeof(*ctx) > sizeof(cb->ctx));
+
+	mutex_lock(&kpm_mutex);
+	s = xa_load(&kpm_sessions, ctx->session_id);
+	if (!s)
+		goto out_unlock;
+
+	spin_lock_bh(&s->lock);
+	if (ctx->seq < kpm_session_first_seq(s)) {
+		ctx->seq = kpm_session_first_seq(s);
+		ctx->cpu = 0;
+	}
+	for (; ctx->seq < s->head; ctx->seq++, ctx->cpu = 0) {
+		err = kpm_nl_sample_fill(skb, s, ctx, genl_info_dump(cb));
+		if (err)
+			break;
+		if (ctx->seq >= s->read_seq)
+			s->read_seq = ctx->seq + 1;
+	}
+	spin_unlock_bh(&s->lock);
+out_unlock:
+	mutex_unlock(&kpm_mutex);
+	return err;
+}
+
+/**
+ * kpm_nl_notify() - destroy the sessions of a netlink socket that closes
+ * @nb: notifier block
+ * @event: netlink event
+ * @ptr: struct netlink_notify
+ *
+ * NETLINK_URELEASE comes after the socket left the netlink table, so a new
+ * socket could take its port in between, as for every user of this event.
+ *
+ * Context: process (blocking notifier chain). Takes kpm_mutex.
+ *
+ * Return: NOTIFY_DONE.
+ */
+static int kpm_nl_notify(struct notifier_block *nb, unsigned long event,
+			 void *ptr)
+{
+	struct netlink_notify *n = ptr;
+
+	if (event == NETLINK_URELEASE && n->protocol == NETLINK_GENERIC &&
+	    n->portid)
+		kpm_session_destroy_owned(n->net, n->portid);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block kpm_nl_notifier = {
+	.notifier_call = kpm_nl_notify,
+};
+
+int kpm_nl_init(void)
+{
+	int err;
+
+	err = netlink_register_notifier(&kpm_nl_notifier);
+	if (err)
+		return err;
+
+	err = genl_register_family(&ksft_perfmon_nl_family);
+	if (err)
+		goto err_unreg_notifier;
+	return 0;
+
+err_unreg_notifier:
+	netlink_unregister_notifier(&kpm_nl_notifier);
+	return err;
+}
+
+void kpm_nl_exit(void)
+{
+	genl_unregister_family(&ksft_perfmon_nl_family);
+	netlink_unregister_notifier(&kpm_nl_notifier);
+}

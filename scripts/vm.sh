@@ -1,0 +1,112 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Boot a kernel under QEMU on the host's own root filesystem (virtio-9p,
+# read-only, under a tmpfs overlay) and run one command in it, as
+# virtme-ng does. The guest sees the host's tools and this tree at the same
+# path. Prints the guest's console; exits with the command's status, or 1
+# when the guest's dmesg shows a kernel problem (see vm-guest.sh).
+#
+# usage: vm.sh --kernel VMLINUZ --modules DIR [--smp N] [--mem MB]
+#              [--timeout S] [--kvm] -- COMMAND [ARGS...]
+
+set -euo pipefail
+
+usage() {
+	sed -n 's/^# usage: //p; s/^#              /            /p' "$0" >&2
+	exit 2
+}
+
+kernel= modules= smp=2 mem=2048 timeout=900 accel=tcg
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--kernel) kernel=$2; shift 2 ;;
+	--modules) modules=$2; shift 2 ;;
+	--smp) smp=$2; shift 2 ;;
+	--mem) mem=$2; shift 2 ;;
+	--timeout) timeout=$2; shift 2 ;;
+	--kvm) accel=kvm; shift ;;
+	--) shift; break ;;
+	*) usage ;;
+	esac
+done
+[ -n "$kernel" ] && [ -n "$modules" ] && [ $# -gt 0 ] || usage
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+work=$(mktemp -d /tmp/kpm-vm.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+
+# initramfs: static busybox, the modules that mount the host's root, /init
+mkdir -p "$work/initrd/bin" "$work/initrd/mods" "$work/initrd/proc" \
+	 "$work/initrd/sys" "$work/initrd/dev"
+cp /bin/busybox "$work/initrd/bin/busybox"
+for m in fs/netfs/netfs net/9p/9pnet net/9p/9pnet_virtio fs/9p/9p \
+	 fs/overlayfs/overlay; do
+	ko=$(ls "$modules/kernel/$m.ko"* 2>/dev/null | head -n1 || true)
+	[ -n "$ko" ] || continue	# built in
+	case "$ko" in
+	*.xz) xz -dc "$ko" > "$work/initrd/mods/$(basename "$m").ko" ;;
+	*.zst) zstd -qdc "$ko" > "$work/initrd/mods/$(basename "$m").ko" ;;
+	*) cp "$ko" "$work/initrd/mods/" ;;
+	esac
+done
+
+{
+	echo "cd $(printf '%q' "$PWD")"
+	printf '%q ' "$top/scripts/vm-guest.sh" "$@"
+	echo
+} > "$work/initrd/cmd"
+
+cat > "$work/initrd/init" <<'INIT'
+#!/bin/busybox sh
+/bin/busybox --install -s /bin
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev
+for m in netfs 9pnet 9pnet_virtio 9p overlay; do
+	[ -f /mods/$m.ko ] && insmod /mods/$m.ko
+done
+mkdir -p /lower /rw /root
+mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=512000 hostroot /lower
+mount -t tmpfs -o size=75% tmpfs /rw
+mkdir -p /rw/upper /rw/work
+mount -t overlay overlay \
+	-o lowerdir=/lower,upperdir=/rw/upper,workdir=/rw/work /root
+mount -t proc proc /root/proc
+mount -t sysfs sys /root/sys
+mount -t devtmpfs dev /root/dev
+mkdir -p /root/dev/pts /root/dev/shm
+mount -t devpts devpts /root/dev/pts
+mount -t tmpfs tmpfs /root/dev/shm
+mount -t tmpfs tmpfs /root/tmp
+mount -t tmpfs tmpfs /root/run
+mount -t debugfs debugfs /root/sys/kernel/debug
+mkdir -p /root/run/netns
+cp /cmd /root/tmp/kpm-vm-cmd
+echo "KPM-VM: guest up"
+chroot /root /usr/bin/env -i HOME=/root TERM=dumb \
+	PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+	/bin/bash /tmp/kpm-vm-cmd
+echo "KPM-VM-EXIT: $?"
+poweroff -f
+INIT
+chmod +x "$work/initrd/init"
+(cd "$work/initrd" && find . | cpio -o -H newc --quiet | gzip -1) > "$work/initrd.gz"
+
+qemu=(qemu-system-x86_64 -accel "$accel" -cpu max -smp "$smp" -m "$mem"
+      -nographic -no-reboot -nic none
+      -kernel "$kernel" -initrd "$work/initrd.gz"
+      -append "console=ttyS0 rdinit=/init panic=-1 loglevel=4 quiet"
+      -virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap")
+
+set +e
+timeout --foreground -k 10 "$timeout" "${qemu[@]}" < /dev/null 2>&1 |
+	tr -d '\r' | tee "$work/console"
+set -e
+
+rc=$(sed -n 's/^KPM-VM-EXIT: \([0-9]*\)$/\1/p' "$work/console" | tail -n1)
+if [ -z "$rc" ]; then
+	echo "vm.sh: the guest did not finish (timeout ${timeout}s or crash)" >&2
+	exit 1
+fi
+exit "$rc"
