@@ -1,0 +1,60 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# make run     set up, boot a kernel, sample a workload on two endpoints
+# make test    the whole suite, in QEMU
+# make         build the module against $(KDIR) and the tools
+
+KVER ?= $(shell scripts/kernel.sh version)
+KDIR ?= /usr/src/linux-headers-$(KVER)
+
+CFLAGS ?= -O2 -g
+CFLAGS += -Wall -Wextra -Werror -std=gnu11
+TOOL_CFLAGS = $(CFLAGS) -Iuapi -Itools $(shell pkg-config --cflags libnl-genl-3.0)
+TOOL_LIBS = $(shell pkg-config --libs libnl-genl-3.0) -lm
+
+TOOLS = tools/ksft-perfmon-nl
+SELFTESTS = selftests/ksft_perfmon_nl_test selftests/json_repr_test
+
+.PHONY: all module tools selftests deps run test check-generated regen clean
+
+all: module tools
+
+module:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) W=1 modules
+
+tools: $(TOOLS)
+
+tools/ksft-perfmon-nl: tools/ksft-perfmon-nl.c tools/json.c tools/json.h \
+		       uapi/linux/ksft_perfmon.h
+	$(CC) $(TOOL_CFLAGS) -o $@ tools/ksft-perfmon-nl.c tools/json.c $(TOOL_LIBS)
+
+selftests: $(SELFTESTS)
+
+selftests/ksft_perfmon_nl_test: selftests/ksft_perfmon_nl_test.c \
+				uapi/linux/ksft_perfmon.h
+	$(CC) $(TOOL_CFLAGS) -I$(KSFT_DIR) -o $@ $< $(TOOL_LIBS)
+
+selftests/json_repr_test: selftests/json_repr_test.c tools/json.c tools/json.h
+	$(CC) $(TOOL_CFLAGS) -o $@ $< tools/json.c -lm
+
+KSFT_DIR ?= $(shell scripts/kernel.sh selftests)
+
+deps:
+	scripts/deps.sh
+
+run: deps
+	$(MAKE) all
+	scripts/run.sh
+
+test: deps
+	selftests/run.sh
+
+regen:
+	scripts/regen.sh
+
+check-generated:
+	scripts/regen.sh --check
+
+clean:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
+	rm -f $(TOOLS) $(SELFTESTS)

@@ -1,0 +1,353 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * JSON output, byte-identical to Python's json.dumps(..., allow_nan=False,
+ * separators=(",", ":"), sort_keys=True). No library writes floats the way
+ * Python's repr() does (shortest digits that read back to the same double,
+ * and its choice between fixed and exponent notation), so this is done by
+ * hand; JSON is only ever written here, never parsed.
+ */
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+
+/*
+ * Digits and decimal exponent of @v with @prec significant digits,
+ * correctly rounded (glibc's printf is exact). Returns the number of digits.
+ */
+static int dec_digits(double v, int prec, char *digits, int *exp10)
+{
+	char buf[64];
+	char *p, *e;
+	int n = 0;
+
+	snprintf(buf, sizeof(buf), "%.*e", prec - 1, v);
+	e = strchr(buf, 'e');
+	*exp10 = atoi(e + 1);
+	for (p = buf; p < e; p++)
+		if (*p >= '0' && *p <= '9')
+			digits[n++] = *p;
+	digits[n] = '\0';
+	return n;
+}
+
+static bool digits_read_back(const char *digits, int exp10, double v)
+{
+	char buf[64];
+
+	snprintf(buf, sizeof(buf), "%c.%se%d", digits[0], digits + 1, exp10);
+	return strtod(buf, NULL) == v;
+}
+
+/* Add @delta (+1 or -1) to the last digit of @digits, carrying over. */
+static bool digits_step(char *digits, int n, int *exp10, int delta)
+{
+	int i;
+
+	for (i = n - 1; i >= 0; i--) {
+		int d = digits[i] - '0' + delta;
+
+		if (d >= 0 && d <= 9) {
+			digits[i] = '0' + d;
+			return digits[0] != '0';
+		}
+		digits[i] = delta > 0 ? '0' : '9';
+	}
+	if (delta < 0)
+		return false;
+	/* 99..9 + 1 = 100..0: one more power of ten */
+	digits[0] = '1';
+	(*exp10)++;
+	return true;
+}
+
+/*
+ * The shortest digit string that reads back to @v, nearest to @v among
+ * those of its length, as Python's repr() picks it (David Gay's dtoa in
+ * mode 0). The correctly rounded string of each length is the nearest one;
+ * where the rounding interval of @v is lopsided (at a power of two) a
+ * neighbour of it may read back when it does not, so those are tried too.
+ */
+static int shortest_digits(double v, char *digits, int *exp10)
+{
+	char cand[32];
+	int prec, n, e, delta;
+
+	for (prec = 1; prec <= 17; prec++) {
+		n = dec_digits(v, prec, digits, exp10);
+		if (digits_read_back(digits, *exp10, v))
+			return n;
+		for (delta = -1; delta <= 1; delta += 2) {
+			memcpy(cand, digits, n + 1);
+			e = *exp10;
+			if (digits_step(cand, n, &e, delta) &&
+			    digits_read_back(cand, e, v)) {
+				memcpy(digits, cand, n + 1);
+				*exp10 = e;
+				return n;
+			}
+		}
+	}
+	return dec_digits(v, 17, digits, exp10);
+}
+
+bool py_float_repr(double v, char *buf, size_t len)
+{
+	char digits[32], *o = buf;
+	int n, exp10, decpt, i;
+
+	if (!isfinite(v))
+		return false;
+	if (len < 32)
+		return false;
+	if (signbit(v)) {
+		*o++ = '-';
+		v = -v;
+	}
+	if (v == 0) {
+		strcpy(o, "0.0");
+		return true;
+	}
+
+	n = shortest_digits(v, digits, &exp10);
+	while (n > 1 && digits[n - 1] == '0')
+		digits[--n] = '\0';
+	decpt = exp10 + 1;	/* digits = 0.DIGITS * 10^decpt */
+
+	if (decpt > -4 && decpt <= 16) {
+		/* fixed notation, as float_repr_style 'short' chooses */
+		if (decpt <= 0) {
+			*o++ = '0';
+			*o++ = '.';
+			for (i = 0; i < -decpt; i++)
+				*o++ = '0';
+			memcpy(o, digits, n);
+			o += n;
+		} else {
+			for (i = 0; i < decpt || i < n; i++) {
+				if (i == decpt)
+					*o++ = '.';
+				*o++ = i < n ? digits[i] : '0';
+			}
+			if (n <= decpt) {
+				*o++ = '.';
+				*o++ = '0';
+			}
+		}
+		*o = '\0';
+	} else {
+		*o++ = digits[0];
+		if (n > 1) {
+			*o++ = '.';
+			memcpy(o, digits + 1, n - 1);
+			o += n - 1;
+		}
+		sprintf(o, "e%c%02d", exp10 < 0 ? '-' : '+', abs(exp10));
+	}
+	return true;
+}
+
+double py_round(double v, int ndigits)
+{
+	char buf[400];
+
+	/* Python rounds the exact binary value half-even, as printf does */
+	if (!isfinite(v))
+		return v;
+	snprintf(buf, sizeof(buf), "%.*f", ndigits, v);
+	return strtod(buf, NULL);
+}
+
+/* Decode one UTF-8 sequence; returns its length, 0 when invalid. */
+static int utf8_decode(const unsigned char *s, unsigned int *cp)
+{
+	int n, i;
+
+	if (s[0] < 0x80) {
+		*cp = s[0];
+		return 1;
+	} else if ((s[0] & 0xe0) == 0xc0) {
+		*cp = s[0] & 0x1f;
+		n = 2;
+	} else if ((s[0] & 0xf0) == 0xe0) {
+		*cp = s[0] & 0x0f;
+		n = 3;
+	} else if ((s[0] & 0xf8) == 0xf0) {
+		*cp = s[0] & 0x07;
+		n = 4;
+	} else {
+		return 0;
+	}
+	for (i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		*cp = (*cp << 6) | (s[i] & 0x3f);
+	}
+	/* overlong forms, surrogates and values past U+10FFFF */
+	if ((n == 2 && *cp < 0x80) || (n == 3 && *cp < 0x800) ||
+	    (n == 4 && *cp < 0x10000) || *cp > 0x10ffff ||
+	    (*cp >= 0xd800 && *cp <= 0xdfff))
+		return 0;
+	return n;
+}
+
+bool py_json_escape(const char *s, char *buf, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t o = 0;
+
+	while (*p) {
+		char tmp[16];
+		unsigned int cp;
+		int n = utf8_decode(p, &cp);
+
+		if (!n)
+			return false;
+		p += n;
+		switch (cp) {
+		case '"': strcpy(tmp, "\\\""); break;
+		case '\\': strcpy(tmp, "\\\\"); break;
+		case '\n': strcpy(tmp, "\\n"); break;
+		case '\r': strcpy(tmp, "\\r"); break;
+		case '\t': strcpy(tmp, "\\t"); break;
+		case '\b': strcpy(tmp, "\\b"); break;
+		case '\f': strcpy(tmp, "\\f"); break;
+		default:
+			if (cp >= 0x20 && cp < 0x7f)
+				snprintf(tmp, sizeof(tmp), "%c", cp);
+			else if (cp < 0x10000)
+				snprintf(tmp, sizeof(tmp), "\\u%04x", cp);
+			else
+				snprintf(tmp, sizeof(tmp), "\\u%04x\\u%04x",
+					 0xd800 + ((cp - 0x10000) >> 10),
+					 0xdc00 + ((cp - 0x10000) & 0x3ff));
+		}
+		if (o + strlen(tmp) + 1 > len)
+			return false;
+		strcpy(buf + o, tmp);
+		o += strlen(tmp);
+	}
+	buf[o] = '\0';
+	return true;
+}
+
+void jw_init(struct jw *w, FILE *f)
+{
+	memset(w, 0, sizeof(*w));
+	w->f = f;
+}
+
+/* The separator before a value: none after a key, else "," after the first. */
+static void jw_value_prefix(struct jw *w)
+{
+	if (w->after_key) {
+		w->after_key = false;
+		return;
+	}
+	if (w->items[w->depth]++)
+		fputc(',', w->f);
+}
+
+static void jw_open(struct jw *w, char c)
+{
+	jw_value_prefix(w);
+	if (w->depth + 1 >= JW_MAX_DEPTH) {
+		w->error = true;
+		return;
+	}
+	fputc(c, w->f);
+	w->depth++;
+	w->items[w->depth] = 0;
+	w->prev_key[w->depth] = NULL;
+}
+
+void jw_obj_start(struct jw *w)
+{
+	jw_open(w, '{');
+}
+
+void jw_arr_start(struct jw *w)
+{
+	jw_open(w, '[');
+}
+
+void jw_obj_end(struct jw *w)
+{
+	fputc('}', w->f);
+	w->depth--;
+}
+
+void jw_arr_end(struct jw *w)
+{
+	fputc(']', w->f);
+	w->depth--;
+}
+
+void jw_key(struct jw *w, const char *key)
+{
+	const char **prev = &w->prev_key[w->depth];
+	char esc[256];
+
+	/* sort_keys=True: keys out of order are a bug of the caller */
+	if (*prev && strcmp(*prev, key) >= 0)
+		w->error = true;
+	*prev = key;
+
+	if (w->items[w->depth]++)
+		fputc(',', w->f);
+	if (!py_json_escape(key, esc, sizeof(esc)))
+		w->error = true;
+	fprintf(w->f, "\"%s\":", esc);
+	w->after_key = true;
+}
+
+void jw_str(struct jw *w, const char *s)
+{
+	char esc[1024];
+
+	jw_value_prefix(w);
+	if (!py_json_escape(s, esc, sizeof(esc))) {
+		w->error = true;
+		esc[0] = '\0';
+	}
+	fprintf(w->f, "\"%s\"", esc);
+}
+
+void jw_double(struct jw *w, double v)
+{
+	char buf[32];
+
+	jw_value_prefix(w);
+	if (!py_float_repr(v, buf, sizeof(buf))) {
+		w->error = true;	/* allow_nan=False */
+		strcpy(buf, "null");
+	}
+	fputs(buf, w->f);
+}
+
+void jw_int(struct jw *w, long long v)
+{
+	jw_value_prefix(w);
+	fprintf(w->f, "%lld", v);
+}
+
+void jw_uint(struct jw *w, unsigned long long v)
+{
+	jw_value_prefix(w);
+	fprintf(w->f, "%llu", v);
+}
+
+void jw_bool(struct jw *w, bool v)
+{
+	jw_value_prefix(w);
+	fputs(v ? "true" : "false", w->f);
+}
+
+void jw_null(struct jw *w)
+{
+	jw_value_prefix(w);
+	fputs("null", w->f);
+}

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A JSON writer whose output is byte-identical to Python's
+ * json.dumps(obj, allow_nan=False, separators=(",", ":"), sort_keys=True).
+ */
+#ifndef KPM_JSON_H
+#define KPM_JSON_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define JW_MAX_DEPTH 8
+
+struct jw {
+	FILE *f;
+	int depth;
+	int items[JW_MAX_DEPTH];		/* members written at each depth */
+	const char *prev_key[JW_MAX_DEPTH];	/* to check sort order */
+	bool after_key;
+	bool error;		/* NaN, infinity, bad UTF-8 or misuse */
+};
+
+void jw_init(struct jw *w, FILE *f);
+void jw_obj_start(struct jw *w);
+void jw_obj_end(struct jw *w);
+void jw_arr_start(struct jw *w);
+void jw_arr_end(struct jw *w);
+/* keys must come in code point order, as sort_keys=True puts them */
+void jw_key(struct jw *w, const char *key);
+void jw_str(struct jw *w, const char *s);
+void jw_double(struct jw *w, double v);
+void jw_int(struct jw *w, long long v);
+void jw_uint(struct jw *w, unsigned long long v);
+void jw_bool(struct jw *w, bool v);
+void jw_null(struct jw *w);
+
+/* repr(float) of Python: shortest round-trip digits; false for NaN/inf */
+bool py_float_repr(double v, char *buf, size_t len);
+/* Python's round(v, ndigits) for 0 <= ndigits <= 17 */
+double py_round(double v, int ndigits);
+/* JSON string body of UTF-8 @s as ensure_ascii=True escapes it */
+bool py_json_escape(const char *s, char *buf, size_t len);
+
+#endif

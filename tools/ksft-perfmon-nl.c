@@ -1,0 +1,1219 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ksft-perfmon-nl: drive the ksft_perfmon generic netlink family and turn
+ * its samples into the KTAP metric lines of network selftests.
+ */
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <net/if.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/genetlink.h>
+#include <linux/ksft_perfmon.h>
+#include <linux/netlink.h>
+#include <netlink/genl/ctrl.h>
+#include <netlink/genl/genl.h>
+#include <netlink/msg.h>
+
+#include "json.h"
+
+#define PROG "ksft-perfmon-nl"
+
+/* Exit statuses besides a command's own. */
+#define EXIT_ERROR	1
+#define EXIT_USAGE	2
+#define EXIT_LOST	3
+
+#define NSEC_PER_SEC	1000000000ULL
+#define NSEC_PER_MSEC	1000000ULL
+
+static void __attribute__((format(printf, 1, 2), noreturn))
+die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, PROG ": ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(EXIT_ERROR);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
+}
+
+/* ---- netlink ---------------------------------------------------------- */
+
+struct kpm_nl {
+	struct nl_sock *sk;
+	int family;
+	const char *op;			/* for error messages */
+	struct nl_msg *req;		/* to name the attribute extack points at */
+	const char *const *attr_names;	/* of req's attribute set */
+	unsigned int nr_attr_names;
+	int err;
+	bool done;	/* the ACK, the end of the dump or an error came */
+};
+
+static const char *const session_attr_names[] = {
+	[KSFT_PERFMON_A_SESSION_ID] = "id",
+	[KSFT_PERFMON_A_SESSION_IFINDEX] = "ifindex",
+	[KSFT_PERFMON_A_SESSION_INTERVAL] = "interval",
+	[KSFT_PERFMON_A_SESSION_RING_SIZE] = "ring-size",
+};
+
+static const char *const sample_attr_names[] = {
+	[KSFT_PERFMON_A_SAMPLE_SESSION_ID] = "session-id",
+	[KSFT_PERFMON_A_SAMPLE_CURSOR] = "cursor",
+};
+
+/* The extended ACK of an error: the kernel's message and the attribute. */
+static int kpm_nl_error_cb(struct sockaddr_nl *nla, struct nlmsgerr *e,
+			   void *arg)
+{
+	struct nlmsghdr *nlh = (struct nlmsghdr *)((char *)e - NLMSG_HDRLEN);
+	struct nlattr *tb[NLMSGERR_ATTR_MAX + 1] = {};
+	struct kpm_nl *nl = arg;
+	const char *msg = NULL, *attr = NULL;
+	char attr_buf[32];
+	int len, hlen;
+
+	(void)nla;
+	nl->err = e->error;
+	nl->done = true;
+	hlen = sizeof(*e);
+	if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
+		hlen += e->msg.nlmsg_len - NLMSG_HDRLEN;
+	len = nlh->nlmsg_len - NLMSG_HDRLEN - hlen;
+	if ((nlh->nlmsg_flags & NLM_F_ACK_TLVS) && len > 0)
+		nla_parse(tb, NLMSGERR_ATTR_MAX,
+			  (struct nlattr *)((char *)e + hlen), len, NULL);
+
+	if (tb[NLMSGERR_ATTR_MSG])
+		msg = nla_get_string(tb[NLMSGERR_ATTR_MSG]);
+	if (tb[NLMSGERR_ATTR_OFFS] && nl->req) {
+		struct nlmsghdr *req = nlmsg_hdr(nl->req);
+		uint32_t offs = nla_get_u32(tb[NLMSGERR_ATTR_OFFS]);
+
+		if (offs >= NLMSG_HDRLEN + GENL_HDRLEN &&
+		    offs + NLA_HDRLEN <= req->nlmsg_len) {
+			struct nlattr *a = (struct nlattr *)((char *)req + offs);
+			unsigned int type = nla_type(a);
+
+			if (type < nl->nr_attr_names && nl->attr_names[type])
+				attr = nl->attr_names[type];
+			else
+				attr = (snprintf(attr_buf, sizeof(attr_buf),
+						 "%u", type), attr_buf);
+		}
+	}
+
+	fprintf(stderr, PROG ": %s: %s", nl->op, strerror(-e->error));
+	if (msg)
+		fprintf(stderr, ": kernel reports: %s", msg);
+	if (attr)
+		fprintf(stderr, " (attribute %s)", attr);
+	fputc('\n', stderr);
+	return NL_STOP;
+}
+
+static int kpm_nl_done_cb(struct nl_msg *msg, void *arg)
+{
+	struct kpm_nl *nl = arg;
+
+	(void)msg;
+	nl->done = true;
+	return NL_STOP;
+}
+
+static void kpm_nl_open(struct kpm_nl *nl)
+{
+	int one = 1;
+
+	nl->sk = nl_socket_alloc();
+	if (!nl->sk)
+		die("out of memory");
+	if (genl_connect(nl->sk))
+		die("cannot open a generic netlink socket");
+	/* let the kernel say what is wrong, and not echo our request */
+	setsockopt(nl_socket_get_fd(nl->sk), SOL_NETLINK, NETLINK_EXT_ACK,
+		   &one, sizeof(one));
+	setsockopt(nl_socket_get_fd(nl->sk), SOL_NETLINK, NETLINK_CAP_ACK,
+		   &one, sizeof(one));
+	nl->family = genl_ctrl_resolve(nl->sk, KSFT_PERFMON_FAMILY_NAME);
+	if (nl->family < 0)
+		die("generic netlink family %s not found: is the ksft_perfmon module loaded?",
+		    KSFT_PERFMON_FAMILY_NAME);
+}
+
+static struct nl_msg *kpm_nl_msg(struct kpm_nl *nl, uint8_t cmd, int flags)
+{
+	struct nl_msg *msg = nlmsg_alloc();
+
+	if (!msg || !genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, nl->family,
+				 0, flags, cmd, KSFT_PERFMON_FAMILY_VERSION))
+		die("out of memory");
+	return msg;
+}
+
+/*
+ * Send @msg and receive until the ACK or the end of the dump, passing each
+ * reply to @valid. Returns 0 or the negative errno the kernel reported (and
+ * printed).
+ */
+static int kpm_nl_talk(struct kpm_nl *nl, const char *op, struct nl_msg *msg,
+		       const char *const *names, unsigned int nr_names,
+		       nl_recvmsg_msg_cb_t valid, void *arg)
+{
+	struct nl_cb *cb = nl_cb_alloc(NL_CB_DEFAULT);
+	int err;
+
+	if (!cb)
+		die("out of memory");
+	nl->op = op;
+	nl->req = msg;
+	nl->attr_names = names;
+	nl->nr_attr_names = nr_names;
+	nl->err = 0;
+	nl->done = false;
+	nl_cb_err(cb, NL_CB_CUSTOM, kpm_nl_error_cb, nl);
+	nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, kpm_nl_done_cb, nl);
+	nl_cb_set(cb, NL_CB_FINISH, NL_CB_CUSTOM, kpm_nl_done_cb, nl);
+	if (valid)
+		nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, valid, arg);
+
+	err = nl_send_auto(nl->sk, msg);
+	if (err < 0)
+		die("%s: cannot send: %s", op, nl_geterror(err));
+	/* a reply and its ACK come in separate datagrams */
+	while (!nl->done) {
+		err = nl_recvmsgs(nl->sk, cb);
+		if (err < 0 && !nl->err)
+			die("%s: %s", op, nl_geterror(err));
+	}
+	nl_cb_put(cb);
+	nlmsg_free(msg);
+	nl->req = NULL;
+	return nl->err;
+}
+
+/* ---- sessions --------------------------------------------------------- */
+
+struct session {
+	uint32_t id;
+	uint64_t interval;
+	uint32_t ring_size;
+	uint32_t cpus;
+	uint32_t sample_size;
+	uint64_t samples;
+	uint64_t lost;
+	uint64_t cost;
+	uint32_t ndevs;
+	uint32_t ifindex[KSFT_PERFMON_DEVS_MAX];
+};
+
+static struct nla_policy session_policy[KSFT_PERFMON_A_SESSION_MAX + 1] = {
+	[KSFT_PERFMON_A_SESSION_ID] = { .type = NLA_U32 },
+	[KSFT_PERFMON_A_SESSION_IFINDEX] = { .type = NLA_U32 },
+	[KSFT_PERFMON_A_SESSION_RING_SIZE] = { .type = NLA_U32 },
+	[KSFT_PERFMON_A_SESSION_CPUS] = { .type = NLA_U32 },
+	[KSFT_PERFMON_A_SESSION_SAMPLE_SIZE] = { .type = NLA_U32 },
+};
+
+/* NLA_UINT: 4 or 8 bytes */
+static uint64_t nla_get_uint64(const struct nlattr *a)
+{
+	if (!a)
+		return 0;
+	return nla_len(a) == 8 ? nla_get_u64((struct nlattr *)a) :
+				 nla_get_u32((struct nlattr *)a);
+}
+
+static int session_parse(struct nl_msg *msg, struct session *s)
+{
+	struct nlattr *tb[KSFT_PERFMON_A_SESSION_MAX + 1];
+	struct nlmsghdr *nlh = nlmsg_hdr(msg);
+	struct nlattr *a;
+	int rem;
+
+	memset(s, 0, sizeof(*s));
+	if (genlmsg_parse(nlh, 0, tb, KSFT_PERFMON_A_SESSION_MAX,
+			  session_policy) || !tb[KSFT_PERFMON_A_SESSION_ID])
+		return -EINVAL;
+	s->id = nla_get_u32(tb[KSFT_PERFMON_A_SESSION_ID]);
+	s->interval = nla_get_uint64(tb[KSFT_PERFMON_A_SESSION_INTERVAL]);
+	if (tb[KSFT_PERFMON_A_SESSION_RING_SIZE])
+		s->ring_size = nla_get_u32(tb[KSFT_PERFMON_A_SESSION_RING_SIZE]);
+	if (tb[KSFT_PERFMON_A_SESSION_CPUS])
+		s->cpus = nla_get_u32(tb[KSFT_PERFMON_A_SESSION_CPUS]);
+	if (tb[KSFT_PERFMON_A_SESSION_SAMPLE_SIZE])
+		s->sample_size =
+			nla_get_u32(tb[KSFT_PERFMON_A_SESSION_SAMPLE_SIZE]);
+	s->samples = nla_get_uint64(tb[KSFT_PERFMON_A_SESSION_SAMPLES]);
+	s->lost = nla_get_uint64(tb[KSFT_PERFMON_A_SESSION_LOST]);
+	s->cost = nla_get_uint64(tb[KSFT_PERFMON_A_SESSION_COST]);
+	nlmsg_for_each_attr(a, nlh, GENL_HDRLEN, rem)
+		if (nla_type(a) == KSFT_PERFMON_A_SESSION_IFINDEX &&
+		    s->ndevs < KSFT_PERFMON_DEVS_MAX)
+			s->ifindex[s->ndevs++] = nla_get_u32(a);
+	return 0;
+}
+
+static int session_one_cb(struct nl_msg *msg, void *arg)
+{
+	if (session_parse(msg, arg))
+		die("malformed session message from the kernel");
+	return NL_OK;
+}
+
+static int session_new(struct kpm_nl *nl, const uint32_t *ifindex,
+		       unsigned int ndevs, uint64_t interval, uint32_t ring,
+		       struct session *s)
+{
+	struct nl_msg *msg = kpm_nl_msg(nl, KSFT_PERFMON_CMD_SESSION_NEW, 0);
+	unsigned int i;
+
+	for (i = 0; i < ndevs; i++)
+		NLA_PUT_U32(msg, KSFT_PERFMON_A_SESSION_IFINDEX, ifindex[i]);
+	NLA_PUT_U64(msg, KSFT_PERFMON_A_SESSION_INTERVAL, interval);
+	NLA_PUT_U32(msg, KSFT_PERFMON_A_SESSION_RING_SIZE, ring);
+	return kpm_nl_talk(nl, "session-new", msg, session_attr_names,
+			   KSFT_PERFMON_A_SESSION_RING_SIZE + 1,
+			   session_one_cb, s);
+nla_put_failure:
+	die("out of memory");
+}
+
+static int session_get(struct kpm_nl *nl, uint32_t id, struct session *s)
+{
+	struct nl_msg *msg = kpm_nl_msg(nl, KSFT_PERFMON_CMD_SESSION_GET, 0);
+
+	NLA_PUT_U32(msg, KSFT_PERFMON_A_SESSION_ID, id);
+	return kpm_nl_talk(nl, "session-get", msg, session_attr_names,
+			   KSFT_PERFMON_A_SESSION_RING_SIZE + 1,
+			   session_one_cb, s);
+nla_put_failure:
+	die("out of memory");
+}
+
+static int session_del(struct kpm_nl *nl, uint32_t id)
+{
+	struct nl_msg *msg = kpm_nl_msg(nl, KSFT_PERFMON_CMD_SESSION_DEL, 0);
+
+	NLA_PUT_U32(msg, KSFT_PERFMON_A_SESSION_ID, id);
+	return kpm_nl_talk(nl, "session-del", msg, session_attr_names,
+			   KSFT_PERFMON_A_SESSION_RING_SIZE + 1, NULL, NULL);
+nla_put_failure:
+	die("out of memory");
+}
+
+/* ---- samples ---------------------------------------------------------- */
+
+enum { T_USER, T_NICE, T_SYSTEM, T_IDLE, T_IOWAIT, T_IRQ, T_SOFTIRQ, T_STEAL,
+       T_GUEST, T_GUEST_NICE, T_NR };
+
+#define DEV_NR_STATS (KSFT_PERFMON_A_DEV_STATS_MAX - \
+		      KSFT_PERFMON_A_DEV_STATS_GONE)
+
+static const char *const dev_stat_names[DEV_NR_STATS] = {
+	"rx_packets", "tx_packets", "rx_bytes", "tx_bytes", "rx_errors",
+	"tx_errors", "rx_dropped", "tx_dropped", "multicast", "collisions",
+	"rx_length_errors", "rx_over_errors", "rx_crc_errors",
+	"rx_frame_errors", "rx_fifo_errors", "rx_missed_errors",
+	"tx_aborted_errors", "tx_carrier_errors", "tx_fifo_errors",
+	"tx_heartbeat_errors", "tx_window_errors", "rx_compressed",
+	"tx_compressed", "rx_nohandler", "rx_otherhost_dropped",
+};
+
+#define DEV_STAT(name) (KSFT_PERFMON_A_DEV_STATS_ ## name - \
+			KSFT_PERFMON_A_DEV_STATS_RX_PACKETS)
+
+struct cpu_stats {
+	bool present;	/* the sample carried this CPU */
+	bool online;
+	uint64_t t[T_NR];
+};
+
+struct dev_stats {
+	bool present;
+	bool gone;
+	uint32_t ifindex;
+	uint64_t v[DEV_NR_STATS];
+};
+
+struct sample {
+	uint64_t seq;
+	uint64_t time;
+	uint64_t cost;
+	struct cpu_stats *cpu;	/* [session.cpus] */
+	unsigned int ndevs;
+	struct dev_stats dev[KSFT_PERFMON_DEVS_MAX];
+};
+
+static void sample_alloc(struct sample *smp, uint32_t cpus)
+{
+	memset(smp, 0, sizeof(*smp));
+	smp->cpu = calloc(cpus ? cpus : 1, sizeof(*smp->cpu));
+	if (!smp->cpu)
+		die("out of memory");
+}
+
+static void sample_copy(struct sample *dst, const struct sample *src,
+			uint32_t cpus)
+{
+	struct cpu_stats *cpu = dst->cpu;
+
+	*dst = *src;
+	dst->cpu = cpu;
+	memcpy(dst->cpu, src->cpu, cpus * sizeof(*cpu));
+}
+
+struct drain;
+typedef void (*sample_fn)(struct drain *d, const struct sample *smp);
+
+/* Reassembles samples from sample-get messages and hands them on. */
+struct drain {
+	struct session *s;
+	uint64_t cursor;	/* next seq wanted */
+	uint64_t lost;		/* gaps in seq */
+	bool have;		/* cur holds a sample being assembled */
+	struct sample cur;
+	sample_fn fn;
+	void *arg;
+	unsigned long long samples;
+};
+
+static void drain_flush(struct drain *d)
+{
+	if (!d->have)
+		return;
+	if (d->cur.seq > d->cursor)
+		d->lost += d->cur.seq - d->cursor;
+	d->cursor = d->cur.seq + 1;
+	d->samples++;
+	d->fn(d, &d->cur);
+	d->have = false;
+}
+
+static void parse_cpu(struct drain *d, struct nlattr *nest)
+{
+	struct nlattr *tb[KSFT_PERFMON_A_CPU_STATS_MAX + 1];
+	struct cpu_stats *c;
+	uint32_t id;
+	int i;
+
+	if (nla_parse_nested(tb, KSFT_PERFMON_A_CPU_STATS_MAX, nest, NULL) ||
+	    !tb[KSFT_PERFMON_A_CPU_STATS_ID])
+		die("malformed cpu-stats from the kernel");
+	id = nla_get_u32(tb[KSFT_PERFMON_A_CPU_STATS_ID]);
+	if (id >= d->s->cpus)
+		die("kernel reports CPU %u of %u", id, d->s->cpus);
+	c = &d->cur.cpu[id];
+	c->present = true;
+	c->online = !!tb[KSFT_PERFMON_A_CPU_STATS_ONLINE];
+	for (i = 0; i < T_NR; i++)
+		c->t[i] = nla_get_uint64(tb[KSFT_PERFMON_A_CPU_STATS_USER + i]);
+}
+
+static void parse_dev(struct drain *d, struct nlattr *nest)
+{
+	struct nlattr *tb[KSFT_PERFMON_A_DEV_STATS_MAX + 1];
+	struct dev_stats *ds;
+	int i;
+
+	if (nla_parse_nested(tb, KSFT_PERFMON_A_DEV_STATS_MAX, nest, NULL) ||
+	    !tb[KSFT_PERFMON_A_DEV_STATS_IFINDEX])
+		die("malformed dev-stats from the kernel");
+	if (d->cur.ndevs == KSFT_PERFMON_DEVS_MAX)
+		die("kernel reports more netdevs than a session has");
+	ds = &d->cur.dev[d->cur.ndevs++];
+	ds->present = true;
+	ds->ifindex = nla_get_u32(tb[KSFT_PERFMON_A_DEV_STATS_IFINDEX]);
+	ds->gone = !!tb[KSFT_PERFMON_A_DEV_STATS_GONE];
+	for (i = 0; i < DEV_NR_STATS; i++)
+		ds->v[i] = nla_get_uint64(tb[KSFT_PERFMON_A_DEV_STATS_RX_PACKETS + i]);
+}
+
+static int sample_msg_cb(struct nl_msg *msg, void *arg)
+{
+	struct nlattr *tb[KSFT_PERFMON_A_SAMPLE_MAX + 1];
+	struct nlmsghdr *nlh = nlmsg_hdr(msg);
+	struct drain *d = arg;
+	struct nlattr *a;
+	uint64_t seq;
+	int rem;
+
+	if (genlmsg_parse(nlh, 0, tb, KSFT_PERFMON_A_SAMPLE_MAX, NULL) ||
+	    !tb[KSFT_PERFMON_A_SAMPLE_SEQ] || !tb[KSFT_PERFMON_A_SAMPLE_TIME])
+		die("malformed sample from the kernel");
+	seq = nla_get_uint64(tb[KSFT_PERFMON_A_SAMPLE_SEQ]);
+
+	/* a sample split over several messages keeps its seq */
+	if (!d->have || d->cur.seq != seq) {
+		drain_flush(d);
+		memset(d->cur.cpu, 0, d->s->cpus * sizeof(*d->cur.cpu));
+		d->cur.ndevs = 0;
+		d->cur.seq = seq;
+		d->cur.time = nla_get_uint64(tb[KSFT_PERFMON_A_SAMPLE_TIME]);
+		d->have = true;
+	}
+	if (tb[KSFT_PERFMON_A_SAMPLE_COST])
+		d->cur.cost = nla_get_uint64(tb[KSFT_PERFMON_A_SAMPLE_COST]);
+	nlmsg_for_each_attr(a, nlh, GENL_HDRLEN, rem) {
+		if (nla_type(a) == KSFT_PERFMON_A_SAMPLE_CPU)
+			parse_cpu(d, a);
+		else if (nla_type(a) == KSFT_PERFMON_A_SAMPLE_DEV)
+			parse_dev(d, a);
+	}
+	return NL_OK;
+}
+
+/* Read every sample from the cursor on. */
+static int drain(struct kpm_nl *nl, struct drain *d)
+{
+	struct nl_msg *msg = kpm_nl_msg(nl, KSFT_PERFMON_CMD_SAMPLE_GET,
+					NLM_F_DUMP);
+	int err;
+
+	NLA_PUT_U32(msg, KSFT_PERFMON_A_SAMPLE_SESSION_ID, d->s->id);
+	NLA_PUT_U64(msg, KSFT_PERFMON_A_SAMPLE_CURSOR, d->cursor);
+	err = kpm_nl_talk(nl, "sample-get", msg, sample_attr_names,
+			  KSFT_PERFMON_A_SAMPLE_CURSOR + 1, sample_msg_cb, d);
+	drain_flush(d);
+	return err;
+nla_put_failure:
+	die("out of memory");
+}
+
+static void drain_init(struct drain *d, struct session *s, sample_fn fn,
+		       void *arg)
+{
+	memset(d, 0, sizeof(*d));
+	d->s = s;
+	d->fn = fn;
+	d->arg = arg;
+	sample_alloc(&d->cur, s->cpus);
+}
+
+/* ---- the compatibility metric set (metric-format.md) ------------------ */
+
+enum metric {
+	M_CPU_USR, M_CPU_SYS, M_CPU_SIRQ, M_CPU_UTIL,
+	M_NIC_RX_DROPPED, M_NIC_RX_MISSED, M_NIC_TX_DROPPED,
+	M_NR,
+};
+
+static const char *const metric_names[M_NR] = {
+	"cpu.time.usr", "cpu.time.sys", "cpu.time.sirq", "cpu.utilization",
+	"nic.rx.dropped", "nic.rx.missed_errors", "nic.tx.dropped",
+};
+
+static const int nic_stat[M_NR] = {
+	[M_NIC_RX_DROPPED] = DEV_STAT(RX_DROPPED),
+	[M_NIC_RX_MISSED] = DEV_STAT(RX_MISSED_ERRORS),
+	[M_NIC_TX_DROPPED] = DEV_STAT(TX_DROPPED),
+};
+
+static void print_policy(FILE *f, enum metric m)
+{
+	struct jw w;
+
+	jw_init(&w, f);
+	fputs("# ktap-metric-policy-json: ", f);
+	jw_obj_start(&w);
+	if (m <= M_CPU_UTIL) {
+		jw_key(&w, "aggregation");
+		jw_str(&w, "busy-core-equivalents");
+		jw_key(&w, "display_label");
+		jw_str(&w, "Percent of one CPU");
+		jw_key(&w, "display_range");
+		jw_obj_start(&w);
+		jw_key(&w, "max");
+		jw_double(&w, 100.0);
+		jw_key(&w, "min");
+		jw_double(&w, 0.0);
+		jw_obj_end(&w);
+		if (m != M_CPU_UTIL) {
+			jw_key(&w, "display_scale");
+			jw_double(&w, 100.0);
+		}
+		jw_key(&w, "name");
+		jw_str(&w, metric_names[m]);
+		jw_key(&w, "summarize");
+		jw_str(&w, "p90");
+		if (m != M_CPU_UTIL) {
+			jw_key(&w, "transform");
+			jw_str(&w, "rate");
+		}
+	} else {
+		jw_key(&w, "display_range");
+		jw_obj_start(&w);
+		jw_key(&w, "min");
+		jw_int(&w, 0);
+		jw_obj_end(&w);
+		jw_key(&w, "name");
+		jw_str(&w, metric_names[m]);
+		jw_key(&w, "summarize");
+		jw_str(&w, "distribution");
+		jw_key(&w, "transform");
+		jw_str(&w, "rate");
+	}
+	jw_obj_end(&w);
+	fputc('\n', f);
+	if (w.error)
+		die("internal error: policy of %s", metric_names[m]);
+}
+
+struct record {
+	const char *host;
+	uint64_t time_base;
+	FILE *out;		/* observations, until the policies are out */
+	bool have_base;
+	struct sample base;	/* the first sample: "since the start" */
+	struct sample prev;	/* for cpu.utilization */
+	uint64_t nic_last[KSFT_PERFMON_DEVS_MAX][DEV_NR_STATS];
+	bool nic_seen[KSFT_PERFMON_DEVS_MAX];
+	unsigned long long clamped;	/* counters that went backwards */
+	bool bad_output;
+};
+
+static void obs_start(struct record *r, struct jw *w, enum metric m,
+		      const char *shape, const struct sample *smp)
+{
+	double t = ((double)smp->time - (double)r->time_base) / NSEC_PER_SEC;
+
+	jw_init(w, r->out);
+	fputs("# ktap-metric-json: ", r->out);
+	jw_obj_start(w);
+	jw_key(w, "host");
+	jw_str(w, r->host);
+	jw_key(w, "name");
+	jw_str(w, metric_names[m]);
+	jw_key(w, "shape");
+	jw_str(w, shape);
+	jw_key(w, "time");
+	jw_double(w, py_round(t, 6));
+	jw_key(w, "value");
+}
+
+static void obs_end(struct record *r, struct jw *w)
+{
+	jw_obj_end(w);
+	fputc('\n', r->out);
+	if (w->error)
+		r->bad_output = true;
+}
+
+/* b - a for a cumulative counter; one that went backwards counts 0 */
+static uint64_t counter_delta(struct record *r, uint64_t a, uint64_t b)
+{
+	if (b >= a)
+		return b - a;
+	r->clamped++;
+	return 0;
+}
+
+static void emit_cpu_time(struct record *r, enum metric m,
+			  const struct sample *smp, uint32_t cpus)
+{
+	struct jw w;
+	uint32_t c;
+
+	obs_start(r, &w, m, "per-cpu", smp);
+	jw_arr_start(&w);
+	for (c = 0; c < cpus; c++) {
+		const struct cpu_stats *now = &smp->cpu[c];
+		const struct cpu_stats *base = &r->base.cpu[c];
+		uint64_t ns = 0;
+
+		if (!now->present || !now->online || !base->present) {
+			jw_null(&w);
+			continue;
+		}
+		switch (m) {
+		case M_CPU_USR:
+			ns = counter_delta(r, base->t[T_USER] + base->t[T_NICE],
+					   now->t[T_USER] + now->t[T_NICE]);
+			break;
+		case M_CPU_SYS:
+			ns = counter_delta(r, base->t[T_SYSTEM],
+					   now->t[T_SYSTEM]);
+			break;
+		default:
+			ns = counter_delta(r, base->t[T_SOFTIRQ],
+					   now->t[T_SOFTIRQ]);
+			break;
+		}
+		jw_double(&w, (double)ns / NSEC_PER_SEC);
+	}
+	jw_arr_end(&w);
+	obs_end(r, &w);
+}
+
+static void emit_cpu_util(struct record *r, const struct sample *smp,
+			  uint32_t cpus)
+{
+	static const int busy_fields[] = { T_USER, T_NICE, T_SYSTEM, T_IRQ,
+					   T_SOFTIRQ, T_STEAL };
+	struct jw w;
+	uint32_t c;
+	size_t i;
+
+	obs_start(r, &w, M_CPU_UTIL, "per-cpu", smp);
+	jw_arr_start(&w);
+	for (c = 0; c < cpus; c++) {
+		const struct cpu_stats *now = &smp->cpu[c];
+		const struct cpu_stats *prev = &r->prev.cpu[c];
+		uint64_t busy = 0, idle;
+		double util;
+
+		if (!now->present || !now->online || !prev->present ||
+		    !prev->online) {
+			jw_null(&w);
+			continue;
+		}
+		/* over user, nice, system, idle, iowait, irq, softirq, steal */
+		for (i = 0; i < sizeof(busy_fields) / sizeof(busy_fields[0]); i++)
+			busy += counter_delta(r, prev->t[busy_fields[i]],
+					      now->t[busy_fields[i]]);
+		idle = counter_delta(r, prev->t[T_IDLE], now->t[T_IDLE]) +
+		       counter_delta(r, prev->t[T_IOWAIT], now->t[T_IOWAIT]);
+		if (!(busy + idle)) {
+			jw_null(&w);
+			continue;
+		}
+		util = 100.0 * (double)busy / (double)(busy + idle);
+		jw_double(&w, py_round(util, 4));
+	}
+	jw_arr_end(&w);
+	obs_end(r, &w);
+}
+
+static void emit_nic(struct record *r, enum metric m, const struct sample *smp)
+{
+	int stat = nic_stat[m];
+	uint64_t total = 0;
+	unsigned int i;
+	struct jw w;
+
+	/* a netdev that went away keeps counting what it had counted */
+	for (i = 0; i < smp->ndevs && i < r->base.ndevs; i++) {
+		const struct dev_stats *now = &smp->dev[i];
+		const struct dev_stats *base = &r->base.dev[i];
+
+		if (base->gone)
+			continue;
+		if (!now->gone)
+			r->nic_last[i][stat] = counter_delta(r, base->v[stat],
+							     now->v[stat]);
+		total += r->nic_last[i][stat];
+	}
+	obs_start(r, &w, m, "scalar", smp);
+	jw_uint(&w, total);
+	obs_end(r, &w);
+}
+
+static void record_sample(struct drain *d, const struct sample *smp)
+{
+	struct record *r = d->arg;
+	uint32_t cpus = d->s->cpus;
+	int m;
+
+	if (!r->have_base) {
+		sample_copy(&r->base, smp, cpus);
+		r->have_base = true;
+	}
+	for (m = M_CPU_USR; m <= M_CPU_SIRQ; m++)
+		emit_cpu_time(r, m, smp, cpus);
+	if (smp->seq != r->base.seq)
+		emit_cpu_util(r, smp, cpus);
+	if (d->s->ndevs)
+		for (m = M_NIC_RX_DROPPED; m <= M_NIC_TX_DROPPED; m++)
+			emit_nic(r, m, smp);
+	sample_copy(&r->prev, smp, cpus);
+}
+
+/* ---- record ----------------------------------------------------------- */
+
+static volatile sig_atomic_t stop_signal;
+static volatile sig_atomic_t child_exited;
+
+static void on_stop(int sig)
+{
+	stop_signal = sig;
+}
+
+static void on_child(int sig)
+{
+	(void)sig;
+	child_exited = 1;
+}
+
+static void install_handlers(void)
+{
+	struct sigaction sa = {};
+
+	/* no SA_RESTART: a signal cuts the sleep between drains short */
+	sa.sa_handler = on_stop;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sa.sa_handler = on_child;
+	sigaction(SIGCHLD, &sa, NULL);
+}
+
+static void sleep_ns(uint64_t ns)
+{
+	struct timespec ts = {
+		.tv_sec = ns / NSEC_PER_SEC,
+		.tv_nsec = ns % NSEC_PER_SEC,
+	};
+
+	nanosleep(&ts, NULL);
+}
+
+static uint64_t parse_u64(const char *opt, const char *s, uint64_t max)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || end == s || *end || *s == '-' || v > max)
+		die("%s: '%s' is not a number from 0 to %llu", opt, s,
+		    (unsigned long long)max);
+	return v;
+}
+
+static double parse_positive(const char *opt, const char *s)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !(v > 0) || !isfinite(v))
+		die("%s: '%s' is not a positive number", opt, s);
+	return v;
+}
+
+static uint32_t ifname_to_index(const char *name)
+{
+	unsigned int i = if_nametoindex(name);
+
+	if (!i)
+		die("--ifname: no netdev '%s' in this network namespace", name);
+	return i;
+}
+
+static const char record_usage[] =
+"usage: " PROG " record [OPTIONS] (--duration S | -- COMMAND [ARGS...])\n"
+"\n"
+"Sample the CPUs and netdevs in the kernel while COMMAND runs, or for S\n"
+"seconds, then print the KTAP metric policy and observation lines.\n"
+"\n"
+"  -i, --ifname NAME     sample netdev NAME (repeatable)\n"
+"  -x, --ifindex N       sample the netdev of index N (repeatable)\n"
+"  -I, --interval MS     sampling interval in ms, fractions allowed\n"
+"                        (default 1000; the kernel takes 0.1 to 60000)\n"
+"  -r, --ring N          samples the kernel keeps between reads\n"
+"                        (default 256)\n"
+"  -H, --host LABEL      the host label of every line (default local)\n"
+"  -t, --time-base NS    CLOCK_MONOTONIC ns that time 0 stands for\n"
+"                        (default: when recording starts)\n"
+"  -d, --duration S      record for S seconds, fractions allowed\n"
+"  -h, --help            this text\n"
+"\n"
+"SIGINT and SIGTERM end recording (and are passed on to COMMAND).\n"
+"Exit status: COMMAND's when it failed; 3 when samples were lost; 1 on\n"
+"an error, 2 on a usage error; else 0.\n";
+
+static int do_record(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "ifname", required_argument, NULL, 'i' },
+		{ "ifindex", required_argument, NULL, 'x' },
+		{ "interval", required_argument, NULL, 'I' },
+		{ "ring", required_argument, NULL, 'r' },
+		{ "host", required_argument, NULL, 'H' },
+		{ "time-base", required_argument, NULL, 't' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "help", no_argument, NULL, 'h' },
+		{}
+	};
+	uint32_t ifindex[KSFT_PERFMON_DEVS_MAX + 1];
+	uint64_t interval = NSEC_PER_SEC, period, duration = 0, start, end;
+	int opt, status = 0, rc = 0;
+	struct record r = { .host = "local" };
+	bool have_base = false;
+	uint32_t ring = 256;
+	unsigned int ndevs = 0;
+	struct session s;
+	struct kpm_nl nl;
+	struct drain d;
+	char esc[256];
+	pid_t child = 0;
+	int m;
+
+	while ((opt = getopt_long(argc, argv, "+i:x:I:r:H:t:d:h", opts,
+				  NULL)) != -1) {
+		switch (opt) {
+		case 'i':
+		case 'x':
+			if (ndevs == KSFT_PERFMON_DEVS_MAX)
+				die("--%s: at most %u netdevs", opt == 'i' ?
+				    "ifname" : "ifindex", KSFT_PERFMON_DEVS_MAX);
+			ifindex[ndevs++] = opt == 'i' ? ifname_to_index(optarg) :
+				parse_u64("--ifindex", optarg, UINT32_MAX);
+			break;
+		case 'I':
+			interval = llround(parse_positive("--interval", optarg) *
+					   NSEC_PER_MSEC);
+			break;
+		case 'r':
+			ring = parse_u64("--ring", optarg, UINT32_MAX);
+			break;
+		case 'H':
+			if (!*optarg || !py_json_escape(optarg, esc, sizeof(esc)))
+				die("--host: '%s' is not a non-empty UTF-8 label",
+				    optarg);
+			r.host = optarg;
+			break;
+		case 't':
+			r.time_base = parse_u64("--time-base", optarg,
+						UINT64_MAX);
+			have_base = true;
+			break;
+		case 'd':
+			duration = llround(parse_positive("--duration", optarg) *
+					   NSEC_PER_SEC);
+			break;
+		case 'h':
+			fputs(record_usage, stdout);
+			return 0;
+		default:
+			fputs(record_usage, stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (!duration == (optind >= argc)) {
+		fprintf(stderr, PROG " record: give either --duration or -- COMMAND\n");
+		return EXIT_USAGE;
+	}
+
+	r.out = tmpfile();
+	if (!r.out)
+		die("cannot create a temporary file: %s", strerror(errno));
+
+	kpm_nl_open(&nl);
+	start = now_ns();
+	if (!have_base)
+		r.time_base = start;
+	if (session_new(&nl, ifindex, ndevs, interval, ring, &s) ||
+	    session_get(&nl, s.id, &s))
+		return EXIT_ERROR;
+	drain_init(&d, &s, record_sample, &r);
+	sample_alloc(&r.base, s.cpus);
+	sample_alloc(&r.prev, s.cpus);
+
+	install_handlers();
+	if (optind < argc) {
+		child = fork();
+		if (child < 0)
+			die("fork: %s", strerror(errno));
+		if (!child) {
+			signal(SIGINT, SIG_DFL);
+			signal(SIGTERM, SIG_DFL);
+			execvp(argv[optind], argv + optind);
+			fprintf(stderr, PROG ": cannot run %s: %s\n",
+				argv[optind], strerror(errno));
+			_exit(127);
+		}
+	}
+
+	/* read often enough that a quarter of the ring never fills up */
+	period = interval * (ring / 4 ? ring / 4 : 1);
+	if (period > 200 * NSEC_PER_MSEC)
+		period = 200 * NSEC_PER_MSEC;
+	end = start + duration;
+	for (;;) {
+		if (drain(&nl, &d))
+			return EXIT_ERROR;
+		if (stop_signal) {
+			if (child)
+				kill(child, stop_signal);
+			break;
+		}
+		if (child && waitpid(child, &status, WNOHANG) == child)
+			break;
+		if (!child && now_ns() >= end)
+			break;
+		sleep_ns(child || end - now_ns() > period ? period :
+			 end - now_ns());
+	}
+	if (child && stop_signal)
+		waitpid(child, &status, 0);
+	if (drain(&nl, &d) || session_get(&nl, s.id, &s) ||
+	    session_del(&nl, s.id))
+		return EXIT_ERROR;
+
+	for (m = 0; m < M_NR; m++)
+		if (m < M_NIC_RX_DROPPED || s.ndevs)
+			print_policy(stdout, m);
+	rewind(r.out);
+	while ((opt = getc(r.out)) != EOF)
+		putchar(opt);
+	if (d.lost || s.lost)
+		printf("# ksft-perfmon: %llu samples lost (kernel counted %llu): read more often or use a larger --ring\n",
+		       (unsigned long long)d.lost, (unsigned long long)s.lost);
+	if (r.clamped)
+		printf("# ksft-perfmon: %llu counter decreases clamped to 0\n",
+		       r.clamped);
+	fflush(stdout);
+	if (r.bad_output)
+		die("a value could not be written as JSON (NaN or infinity)");
+
+	if (child && WIFEXITED(status) && WEXITSTATUS(status))
+		rc = WEXITSTATUS(status);
+	else if (child && WIFSIGNALED(status) && !stop_signal)
+		rc = 128 + WTERMSIG(status);
+	else if (d.lost || s.lost)
+		rc = EXIT_LOST;
+	return rc;
+}
+
+/* ---- show and dump ---------------------------------------------------- */
+
+static int show_cb(struct nl_msg *msg, void *arg)
+{
+	struct session s;
+	unsigned int i;
+
+	(void)arg;
+	if (session_parse(msg, &s))
+		die("malformed session message from the kernel");
+	printf("session %u interval %llu ns ring %u cpus %u sample-size %u samples %llu lost %llu cost %llu ns ifindex",
+	       s.id, (unsigned long long)s.interval, s.ring_size, s.cpus,
+	       s.sample_size, (unsigned long long)s.samples,
+	       (unsigned long long)s.lost, (unsigned long long)s.cost);
+	for (i = 0; i < s.ndevs; i++)
+		printf("%c%u", i ? ',' : ' ', s.ifindex[i]);
+	if (!s.ndevs)
+		printf(" -");
+	putchar('\n');
+	return NL_OK;
+}
+
+static int do_show(int argc, char **argv)
+{
+	struct kpm_nl nl;
+
+	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+		printf("usage: " PROG " show\n\nList the sessions this socket may see: its own, or all with CAP_NET_ADMIN.\n");
+		return 0;
+	}
+	if (argc > 1) {
+		fprintf(stderr, "usage: " PROG " show\n");
+		return EXIT_USAGE;
+	}
+	kpm_nl_open(&nl);
+	return kpm_nl_talk(&nl, "session-get",
+			   kpm_nl_msg(&nl, KSFT_PERFMON_CMD_SESSION_GET,
+				      NLM_F_DUMP),
+			   session_attr_names, 0, show_cb, NULL) ?
+		EXIT_ERROR : 0;
+}
+
+static void dump_sample(struct drain *d, const struct sample *smp)
+{
+	uint32_t c;
+	unsigned int i;
+	struct jw w;
+
+	jw_init(&w, stdout);
+	jw_obj_start(&w);
+	jw_key(&w, "cost");
+	jw_uint(&w, smp->cost);
+	jw_key(&w, "cpus");
+	jw_arr_start(&w);
+	for (c = 0; c < d->s->cpus; c++) {
+		const struct cpu_stats *cs = &smp->cpu[c];
+
+		if (!cs->present) {
+			jw_null(&w);
+			continue;
+		}
+		jw_obj_start(&w);
+		/* sort_keys order */
+		jw_key(&w, "guest");
+		jw_uint(&w, cs->t[T_GUEST]);
+		jw_key(&w, "guest_nice");
+		jw_uint(&w, cs->t[T_GUEST_NICE]);
+		jw_key(&w, "idle");
+		jw_uint(&w, cs->t[T_IDLE]);
+		jw_key(&w, "iowait");
+		jw_uint(&w, cs->t[T_IOWAIT]);
+		jw_key(&w, "irq");
+		jw_uint(&w, cs->t[T_IRQ]);
+		jw_key(&w, "nice");
+		jw_uint(&w, cs->t[T_NICE]);
+		jw_key(&w, "online");
+		jw_bool(&w, cs->online);
+		jw_key(&w, "softirq");
+		jw_uint(&w, cs->t[T_SOFTIRQ]);
+		jw_key(&w, "steal");
+		jw_uint(&w, cs->t[T_STEAL]);
+		jw_key(&w, "system");
+		jw_uint(&w, cs->t[T_SYSTEM]);
+		jw_key(&w, "user");
+		jw_uint(&w, cs->t[T_USER]);
+		jw_obj_end(&w);
+	}
+	jw_arr_end(&w);
+	jw_key(&w, "devs");
+	jw_arr_start(&w);
+	for (i = 0; i < smp->ndevs; i++) {
+		const struct dev_stats *ds = &smp->dev[i];
+		const char *sorted[DEV_NR_STATS];
+		int order[DEV_NR_STATS], n, j;
+
+		jw_obj_start(&w);
+		jw_key(&w, "gone");
+		jw_bool(&w, ds->gone);
+		jw_key(&w, "ifindex");
+		jw_uint(&w, ds->ifindex);
+		if (!ds->gone) {
+			/* insertion sort of the names, for sort_keys */
+			for (n = 0; n < DEV_NR_STATS; n++) {
+				for (j = n; j > 0 && strcmp(sorted[j - 1],
+						dev_stat_names[n]) > 0; j--) {
+					sorted[j] = sorted[j - 1];
+					order[j] = order[j - 1];
+				}
+				sorted[j] = dev_stat_names[n];
+				order[j] = n;
+			}
+			for (n = 0; n < DEV_NR_STATS; n++) {
+				jw_key(&w, sorted[n]);
+				jw_uint(&w, ds->v[order[n]]);
+			}
+		}
+		jw_obj_end(&w);
+	}
+	jw_arr_end(&w);
+	jw_key(&w, "seq");
+	jw_uint(&w, smp->seq);
+	jw_key(&w, "session");
+	jw_uint(&w, d->s->id);
+	jw_key(&w, "time");
+	jw_uint(&w, smp->time);
+	jw_obj_end(&w);
+	putchar('\n');
+	if (w.error)
+		die("internal error: dump output");
+}
+
+static int do_dump(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "id", required_argument, NULL, 'n' },
+		{ "cursor", required_argument, NULL, 'c' },
+		{ "help", no_argument, NULL, 'h' },
+		{}
+	};
+	static const char usage[] =
+		"usage: " PROG " dump --id N [--cursor SEQ]\n\n"
+		"Print the samples of session N that are in its ring, from\n"
+		"sequence number SEQ on, one JSON object a line (times in ns).\n";
+	uint64_t id = 0, cursor = 0;
+	struct kpm_nl nl;
+	struct session s;
+	struct drain d;
+	int opt;
+
+	while ((opt = getopt_long(argc, argv, "n:c:h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'n':
+			id = parse_u64("--id", optarg, UINT32_MAX);
+			break;
+		case 'c':
+			cursor = parse_u64("--cursor", optarg, UINT64_MAX);
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return 0;
+		default:
+			fputs(usage, stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (!id || optind < argc) {
+		fputs(usage, stderr);
+		return EXIT_USAGE;
+	}
+	kpm_nl_open(&nl);
+	if (session_get(&nl, id, &s))
+		return EXIT_ERROR;
+	drain_init(&d, &s, dump_sample, NULL);
+	d.cursor = cursor;
+	return drain(&nl, &d) ? EXIT_ERROR : 0;
+}
+
+/* ---- main ------------------------------------------------------------- */
+
+static const struct {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *help;
+} cmds[] = {
+	{ "record", do_record, "sample while a command runs; print KTAP metric lines" },
+	{ "show", do_show, "list sessions" },
+	{ "dump", do_dump, "print the raw samples of a session as JSON lines" },
+};
+
+static void usage(FILE *f)
+{
+	size_t i;
+
+	fprintf(f, "usage: " PROG " COMMAND [OPTIONS]\n\ncommands:\n");
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		fprintf(f, "  %-8s %s\n", cmds[i].name, cmds[i].help);
+	fprintf(f, "\n'" PROG " COMMAND --help' describes the options of COMMAND.\n");
+}
+
+int main(int argc, char **argv)
+{
+	size_t i;
+
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+		usage(stdout);
+		return 0;
+	}
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		if (!strcmp(argv[1], cmds[i].name))
+			return cmds[i].fn(argc - 1, argv + 1);
+	fprintf(stderr, PROG ": unknown command '%s'\n", argv[1]);
+	usage(stderr);
+	return EXIT_USAGE;
+}
