@@ -60,6 +60,10 @@ done
 cat > "$work/initrd/init" <<'INIT'
 #!/bin/busybox sh
 /bin/busybox --install -s /bin
+# the kernel's module autoloading runs /sbin/modprobe in this root
+mkdir -p /sbin
+printf '#!/bin/sh\nexec chroot /root /sbin/modprobe "$@"\n' > /sbin/modprobe
+chmod +x /sbin/modprobe
 mount -t proc proc /proc
 mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev

@@ -1,0 +1,852 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Tests of the ksft_perfmon netlink family and of what it samples, against
+ * the real module. Run as root in a throwaway kernel (selftests/run.sh).
+ */
+
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <linux/if_packet.h>
+#include <net/ethernet.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/genetlink.h>
+#include <linux/ksft_perfmon.h>
+#include <linux/netlink.h>
+#include <netlink/genl/ctrl.h>
+#include <netlink/genl/genl.h>
+#include <netlink/msg.h>
+
+#include "kselftest_harness.h"
+
+#define MS	1000000ULL
+#define MAX_CPUS 512
+#define NR_DEV_STATS (KSFT_PERFMON_A_DEV_STATS_MAX - KSFT_PERFMON_A_DEV_STATS_GONE)
+
+/* The outcome of one request. */
+struct res {
+	int err;		/* 0 or the negative errno of the ACK */
+	char msg[256];		/* extack message */
+	int bad_attr;		/* type of the attribute extack points at */
+	int miss_attr;		/* NLMSGERR_ATTR_MISS_TYPE */
+	bool done;
+	struct nl_msg *req;
+	/* session replies */
+	int nsessions;
+	uint32_t id;
+	uint64_t interval, samples, lost;
+	uint32_t ring_size, cpus;
+};
+
+struct smp {
+	uint64_t seq, time;
+	bool cpu_present[MAX_CPUS], cpu_online[MAX_CPUS];
+	uint64_t cpu[MAX_CPUS][10];
+	int ndevs;
+	uint32_t ifindex[KSFT_PERFMON_DEVS_MAX];
+	bool gone[KSFT_PERFMON_DEVS_MAX];
+	uint64_t stats[KSFT_PERFMON_DEVS_MAX][NR_DEV_STATS];
+};
+
+struct samples {
+	int n;
+	struct smp s[512];
+};
+
+static const char *const dev_stat_names[NR_DEV_STATS] = {
+	"rx_packets", "tx_packets", "rx_bytes", "tx_bytes", "rx_errors",
+	"tx_errors", "rx_dropped", "tx_dropped", "multicast", "collisions",
+	"rx_length_errors", "rx_over_errors", "rx_crc_errors",
+	"rx_frame_errors", "rx_fifo_errors", "rx_missed_errors",
+	"tx_aborted_errors", "tx_carrier_errors", "tx_fifo_errors",
+	"tx_heartbeat_errors", "tx_window_errors", "rx_compressed",
+	"tx_compressed", "rx_nohandler", "rx_otherhost_dropped",
+};
+
+static uint64_t get_uint(const struct nlattr *a)
+{
+	return nla_len(a) == 8 ? nla_get_u64((struct nlattr *)a) :
+				 nla_get_u32((struct nlattr *)a);
+}
+
+static int err_cb(struct sockaddr_nl *nla, struct nlmsgerr *e, void *arg)
+{
+	struct nlmsghdr *nlh = (struct nlmsghdr *)((char *)e - NLMSG_HDRLEN);
+	struct nlattr *tb[NLMSGERR_ATTR_MAX + 1] = {};
+	struct res *r = arg;
+	int hlen = sizeof(*e), len;
+
+	(void)nla;
+	r->err = e->error;
+	r->done = true;
+	if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
+		hlen += e->msg.nlmsg_len - NLMSG_HDRLEN;
+	len = nlh->nlmsg_len - NLMSG_HDRLEN - hlen;
+	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS) || len <= 0)
+		return NL_STOP;
+	nla_parse(tb, NLMSGERR_ATTR_MAX, (struct nlattr *)((char *)e + hlen),
+		  len, NULL);
+	if (tb[NLMSGERR_ATTR_MSG])
+		snprintf(r->msg, sizeof(r->msg), "%s",
+			 nla_get_string(tb[NLMSGERR_ATTR_MSG]));
+	if (tb[NLMSGERR_ATTR_MISS_TYPE])
+		r->miss_attr = nla_get_u32(tb[NLMSGERR_ATTR_MISS_TYPE]);
+	if (tb[NLMSGERR_ATTR_OFFS]) {
+		uint32_t offs = nla_get_u32(tb[NLMSGERR_ATTR_OFFS]);
+		struct nlmsghdr *req = nlmsg_hdr(r->req);
+
+		if (offs + NLA_HDRLEN <= req->nlmsg_len)
+			r->bad_attr = nla_type((struct nlattr *)((char *)req + offs));
+	}
+	return NL_STOP;
+}
+
+static int done_cb(struct nl_msg *msg, void *arg)
+{
+	(void)msg;
+	((struct res *)arg)->done = true;
+	return NL_STOP;
+}
+
+static int session_cb(struct nl_msg *msg, void *arg)
+{
+	struct nlattr *tb[KSFT_PERFMON_A_SESSION_MAX + 1];
+	struct res *r = arg;
+
+	genlmsg_parse(nlmsg_hdr(msg), 0, tb, KSFT_PERFMON_A_SESSION_MAX, NULL);
+	r->nsessions++;
+	if (tb[KSFT_PERFMON_A_SESSION_ID])
+		r->id = nla_get_u32(tb[KSFT_PERFMON_A_SESSION_ID]);
+	if (tb[KSFT_PERFMON_A_SESSION_INTERVAL])
+		r->interval = get_uint(tb[KSFT_PERFMON_A_SESSION_INTERVAL]);
+	if (tb[KSFT_PERFMON_A_SESSION_SAMPLES])
+		r->samples = get_uint(tb[KSFT_PERFMON_A_SESSION_SAMPLES]);
+	if (tb[KSFT_PERFMON_A_SESSION_LOST])
+		r->lost = get_uint(tb[KSFT_PERFMON_A_SESSION_LOST]);
+	if (tb[KSFT_PERFMON_A_SESSION_RING_SIZE])
+		r->ring_size = nla_get_u32(tb[KSFT_PERFMON_A_SESSION_RING_SIZE]);
+	if (tb[KSFT_PERFMON_A_SESSION_CPUS])
+		r->cpus = nla_get_u32(tb[KSFT_PERFMON_A_SESSION_CPUS]);
+	return NL_OK;
+}
+
+static int sample_cb(struct nl_msg *msg, void *arg)
+{
+	struct nlattr *tb[KSFT_PERFMON_A_SAMPLE_MAX + 1], *a, *n[32];
+	struct nlmsghdr *nlh = nlmsg_hdr(msg);
+	struct samples *ss = arg;
+	struct smp *s;
+	uint64_t seq;
+	int rem, i;
+
+	genlmsg_parse(nlh, 0, tb, KSFT_PERFMON_A_SAMPLE_MAX, NULL);
+	seq = get_uint(tb[KSFT_PERFMON_A_SAMPLE_SEQ]);
+	if (!ss->n || ss->s[ss->n - 1].seq != seq) {
+		if (ss->n == (int)(sizeof(ss->s) / sizeof(ss->s[0])))
+			return NL_OK;
+		s = &ss->s[ss->n++];
+		memset(s, 0, sizeof(*s));
+		s->seq = seq;
+		s->time = get_uint(tb[KSFT_PERFMON_A_SAMPLE_TIME]);
+	}
+	s = &ss->s[ss->n - 1];
+	nlmsg_for_each_attr(a, nlh, GENL_HDRLEN, rem) {
+		if (nla_type(a) == KSFT_PERFMON_A_SAMPLE_CPU) {
+			uint32_t c;
+
+			nla_parse_nested(n, KSFT_PERFMON_A_CPU_STATS_MAX, a, NULL);
+			c = nla_get_u32(n[KSFT_PERFMON_A_CPU_STATS_ID]);
+			if (c >= MAX_CPUS)
+				continue;
+			s->cpu_present[c] = true;
+			s->cpu_online[c] = !!n[KSFT_PERFMON_A_CPU_STATS_ONLINE];
+			for (i = 0; i < 10; i++)
+				s->cpu[c][i] = get_uint(n[KSFT_PERFMON_A_CPU_STATS_USER + i]);
+		} else if (nla_type(a) == KSFT_PERFMON_A_SAMPLE_DEV) {
+			int d = s->ndevs++;
+
+			nla_parse_nested(n, KSFT_PERFMON_A_DEV_STATS_MAX, a, NULL);
+			s->ifindex[d] = nla_get_u32(n[KSFT_PERFMON_A_DEV_STATS_IFINDEX]);
+			s->gone[d] = !!n[KSFT_PERFMON_A_DEV_STATS_GONE];
+			for (i = 0; i < NR_DEV_STATS && !s->gone[d]; i++)
+				s->stats[d][i] = get_uint(n[KSFT_PERFMON_A_DEV_STATS_RX_PACKETS + i]);
+		}
+	}
+	return NL_OK;
+}
+
+static struct nl_sock *kpm_socket(int *family)
+{
+	struct nl_sock *sk = nl_socket_alloc();
+	int one = 1;
+
+	if (!sk || genl_connect(sk))
+		return NULL;
+	setsockopt(nl_socket_get_fd(sk), SOL_NETLINK, NETLINK_EXT_ACK, &one,
+		   sizeof(one));
+	setsockopt(nl_socket_get_fd(sk), SOL_NETLINK, NETLINK_CAP_ACK, &one,
+		   sizeof(one));
+	*family = genl_ctrl_resolve(sk, KSFT_PERFMON_FAMILY_NAME);
+	return sk;
+}
+
+static struct nl_msg *kpm_msg(int family, uint8_t cmd, int flags)
+{
+	struct nl_msg *msg = nlmsg_alloc();
+
+	genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, family, 0, flags, cmd,
+		    KSFT_PERFMON_FAMILY_VERSION);
+	return msg;
+}
+
+/* Send @msg, receive until its ACK or the end of the dump. */
+static int kpm_talk(struct nl_sock *sk, struct nl_msg *msg, struct res *r,
+		    nl_recvmsg_msg_cb_t valid, void *arg)
+{
+	struct nl_cb *cb = nl_cb_alloc(NL_CB_DEFAULT);
+
+	memset(r, 0, sizeof(*r));
+	r->req = msg;
+	nl_cb_err(cb, NL_CB_CUSTOM, err_cb, r);
+	nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, done_cb, r);
+	nl_cb_set(cb, NL_CB_FINISH, NL_CB_CUSTOM, done_cb, r);
+	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, valid ? valid : session_cb,
+		  valid ? arg : r);
+	if (nl_send_auto(sk, msg) < 0)
+		r->err = -EIO;
+	else
+		while (!r->done)
+			if (nl_recvmsgs(sk, cb) < 0 && !r->done)
+				r->err = r->err ? r->err : -EIO, r->done = true;
+	nl_cb_put(cb);
+	nlmsg_free(msg);
+	r->req = NULL;
+	return r->err;
+}
+
+static int session_new(struct nl_sock *sk, int family, const uint32_t *ifindex,
+		       int ndevs, uint64_t interval, uint32_t ring,
+		       struct res *r)
+{
+	struct nl_msg *msg = kpm_msg(family, KSFT_PERFMON_CMD_SESSION_NEW, 0);
+	int i;
+
+	for (i = 0; i < ndevs; i++)
+		nla_put_u32(msg, KSFT_PERFMON_A_SESSION_IFINDEX, ifindex[i]);
+	if (interval)
+		nla_put_u64(msg, KSFT_PERFMON_A_SESSION_INTERVAL, interval);
+	if (ring)
+		nla_put_u32(msg, KSFT_PERFMON_A_SESSION_RING_SIZE, ring);
+	return kpm_talk(sk, msg, r, NULL, NULL);
+}
+
+static int session_id_op(struct nl_sock *sk, int family, uint8_t cmd,
+			 uint32_t id, struct res *r)
+{
+	struct nl_msg *msg = kpm_msg(family, cmd, 0);
+
+	nla_put_u32(msg, KSFT_PERFMON_A_SESSION_ID, id);
+	return kpm_talk(sk, msg, r, NULL, NULL);
+}
+
+static int session_count(struct nl_sock *sk, int family)
+{
+	struct res r;
+
+	kpm_talk(sk, kpm_msg(family, KSFT_PERFMON_CMD_SESSION_GET, NLM_F_DUMP),
+		 &r, NULL, NULL);
+	return r.err ? -1 : r.nsessions;
+}
+
+static int sample_get(struct nl_sock *sk, int family, uint32_t id,
+		      uint64_t cursor, struct samples *ss, struct res *r)
+{
+	struct nl_msg *msg = kpm_msg(family, KSFT_PERFMON_CMD_SAMPLE_GET,
+				     NLM_F_DUMP);
+
+	nla_put_u32(msg, KSFT_PERFMON_A_SAMPLE_SESSION_ID, id);
+	nla_put_u64(msg, KSFT_PERFMON_A_SAMPLE_CURSOR, cursor);
+	ss->n = 0;
+	return kpm_talk(sk, msg, r, sample_cb, ss);
+}
+
+static void sleep_ms(unsigned int ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * MS };
+
+	nanosleep(&ts, NULL);
+}
+
+/* Wait until session @id has taken at least @n samples. */
+static int wait_samples(struct nl_sock *sk, int family, uint32_t id,
+			uint64_t n)
+{
+	struct res r;
+	int i;
+
+	for (i = 0; i < 2000; i++) {
+		if (session_id_op(sk, family, KSFT_PERFMON_CMD_SESSION_GET, id,
+				  &r))
+			return r.err;
+		if (r.samples >= n)
+			return 0;
+		sleep_ms(5);
+	}
+	return -ETIMEDOUT;
+}
+
+static int sh(const char *cmd)
+{
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static int possible_cpus(void)
+{
+	FILE *f = fopen("/sys/devices/system/cpu/possible", "r");
+	int lo, hi = 0;
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "%d-%d", &lo, &hi) < 1)
+		hi = -1;
+	fclose(f);
+	return hi + 1;
+}
+
+/* Send @n Ethernet frames out of @ifname with a packet socket. */
+static int send_frames(const char *ifname, int n)
+{
+	struct sockaddr_ll sll = {
+		.sll_family = AF_PACKET,
+		.sll_halen = ETH_ALEN,
+	};
+	unsigned char frame[60] = {
+		0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+		0x02, 0x00, 0x00, 0x00, 0x00, 0x01,
+		0x88, 0xb5,	/* local experimental ethertype */
+	};
+	int fd, i;
+
+	sll.sll_ifindex = if_nametoindex(ifname);
+	fd = socket(AF_PACKET, SOCK_RAW, 0);
+	if (fd < 0 || !sll.sll_ifindex)
+		return -1;
+	for (i = 0; i < n; i++)
+		if (sendto(fd, frame, sizeof(frame), 0,
+			   (struct sockaddr *)&sll, sizeof(sll)) != sizeof(frame))
+			break;
+	close(fd);
+	return i;
+}
+
+FIXTURE(kpm) {
+	struct nl_sock *sk;
+	int family;
+};
+
+FIXTURE_SETUP(kpm)
+{
+	self->sk = kpm_socket(&self->family);
+	ASSERT_NE(NULL, self->sk);
+	ASSERT_LT(0, self->family) TH_LOG("ksft_perfmon module not loaded");
+}
+
+FIXTURE_TEARDOWN(kpm)
+{
+	nl_socket_free(self->sk);
+}
+
+TEST_F(kpm, session_lifecycle)
+{
+	int before = session_count(self->sk, self->family);
+	struct res r;
+	uint32_t id;
+
+	ASSERT_LE(0, before);
+	ASSERT_EQ(0, session_new(self->sk, self->family, NULL, 0, 10 * MS, 16, &r));
+	id = r.id;
+	EXPECT_LT(0, id);
+	EXPECT_EQ(before + 1, session_count(self->sk, self->family));
+
+	ASSERT_EQ(0, wait_samples(self->sk, self->family, id, 3));
+	ASSERT_EQ(0, session_id_op(self->sk, self->family,
+				   KSFT_PERFMON_CMD_SESSION_GET, id, &r));
+	EXPECT_EQ(id, r.id);
+	EXPECT_EQ(10 * MS, r.interval);
+	EXPECT_EQ(16, r.ring_size);
+	EXPECT_EQ(possible_cpus(), (int)r.cpus);
+	EXPECT_LE(3, r.samples);
+	EXPECT_EQ(0, r.lost);
+
+	EXPECT_EQ(0, session_id_op(self->sk, self->family,
+				   KSFT_PERFMON_CMD_SESSION_DEL, id, &r));
+	EXPECT_EQ(before, session_count(self->sk, self->family));
+	EXPECT_EQ(-ENOENT, session_id_op(self->sk, self->family,
+					 KSFT_PERFMON_CMD_SESSION_GET, id, &r));
+	EXPECT_STREQ("no such session", r.msg);
+	EXPECT_EQ(KSFT_PERFMON_A_SESSION_ID, r.bad_attr);
+	EXPECT_EQ(-ENOENT, session_id_op(self->sk, self->family,
+					 KSFT_PERFMON_CMD_SESSION_DEL, id, &r));
+}
+
+/* Requests with a bad attribute: the errno, the attribute, no session. */
+FIXTURE(bounds) {
+	struct nl_sock *sk;
+	int family;
+};
+
+FIXTURE_SETUP(bounds)
+{
+	self->sk = kpm_socket(&self->family);
+	ASSERT_NE(NULL, self->sk);
+	ASSERT_LT(0, self->family) TH_LOG("ksft_perfmon module not loaded");
+}
+
+FIXTURE_TEARDOWN(bounds)
+{
+	nl_socket_free(self->sk);
+}
+
+FIXTURE_VARIANT(bounds) {
+	uint64_t interval;
+	uint32_t ring;
+	int err;
+	int bad_attr;
+	const char *msg;
+	bool with_lo;	/* sample lo too: a larger sample */
+};
+
+FIXTURE_VARIANT_ADD(bounds, interval_below_min) {
+	.interval = KSFT_PERFMON_INTERVAL_MIN - 1, .ring = 16, .err = -ERANGE,
+	.bad_attr = KSFT_PERFMON_A_SESSION_INTERVAL, .msg = "integer out of range",
+};
+FIXTURE_VARIANT_ADD(bounds, interval_above_max) {
+	.interval = KSFT_PERFMON_INTERVAL_MAX + 1, .ring = 16, .err = -ERANGE,
+	.bad_attr = KSFT_PERFMON_A_SESSION_INTERVAL, .msg = "integer out of range",
+};
+FIXTURE_VARIANT_ADD(bounds, ring_below_min) {
+	.interval = 10 * MS, .ring = KSFT_PERFMON_RING_SIZE_MIN - 1, .err = -ERANGE,
+	.bad_attr = KSFT_PERFMON_A_SESSION_RING_SIZE, .msg = "integer out of range",
+};
+FIXTURE_VARIANT_ADD(bounds, ring_above_max) {
+	.interval = 10 * MS, .ring = KSFT_PERFMON_RING_SIZE_MAX + 1, .err = -ERANGE,
+	.bad_attr = KSFT_PERFMON_A_SESSION_RING_SIZE, .msg = "integer out of range",
+};
+FIXTURE_VARIANT_ADD(bounds, ring_over_memory_cap) {
+	/* 65536 samples of a netdev and 2 CPUs are over 16 MiB */
+	.interval = 10 * MS, .ring = KSFT_PERFMON_RING_SIZE_MAX, .err = -EINVAL,
+	.with_lo = true,
+	.bad_attr = KSFT_PERFMON_A_SESSION_RING_SIZE, .msg = "ring of",
+};
+FIXTURE_VARIANT_ADD(bounds, bounds_accepted) {
+	.interval = KSFT_PERFMON_INTERVAL_MIN, .ring = KSFT_PERFMON_RING_SIZE_MIN,
+};
+
+TEST_F(bounds, session_new)
+{
+	int before = session_count(self->sk, self->family);
+	const uint32_t lo = 1;
+	struct res r;
+	int err;
+
+	err = session_new(self->sk, self->family, &lo, variant->with_lo,
+			  variant->interval, variant->ring, &r);
+	EXPECT_EQ(variant->err, err);
+	if (variant->err) {
+		EXPECT_EQ(variant->bad_attr, r.bad_attr);
+		EXPECT_EQ(0, strncmp(variant->msg, r.msg, strlen(variant->msg)))
+			TH_LOG("extack: '%s'", r.msg);
+		EXPECT_EQ(before, session_count(self->sk, self->family));
+	} else {
+		EXPECT_EQ(before + 1, session_count(self->sk, self->family));
+		EXPECT_EQ(0, session_id_op(self->sk, self->family,
+					   KSFT_PERFMON_CMD_SESSION_DEL, r.id, &r));
+	}
+}
+
+TEST_F(kpm, session_new_requires_interval_and_ring)
+{
+	struct res r;
+
+	EXPECT_EQ(-EINVAL, session_new(self->sk, self->family, NULL, 0, 0, 16, &r));
+	EXPECT_EQ(KSFT_PERFMON_A_SESSION_INTERVAL, r.miss_attr);
+	EXPECT_EQ(-EINVAL, session_new(self->sk, self->family, NULL, 0, 10 * MS, 0, &r));
+	EXPECT_EQ(KSFT_PERFMON_A_SESSION_RING_SIZE, r.miss_attr);
+}
+
+TEST_F(kpm, session_new_rejects_unknown_ifindex)
+{
+	int before = session_count(self->sk, self->family);
+	uint32_t ifindex[2] = { 1, 999999 };
+	struct res r;
+
+	EXPECT_EQ(-ENODEV, session_new(self->sk, self->family, ifindex, 2,
+				       10 * MS, 16, &r));
+	EXPECT_EQ(KSFT_PERFMON_A_SESSION_IFINDEX, r.bad_attr);
+	EXPECT_STREQ("no netdev with this ifindex in the network namespace", r.msg);
+	EXPECT_EQ(before, session_count(self->sk, self->family));
+}
+
+TEST_F(kpm, session_new_rejects_duplicate_and_too_many_netdevs)
+{
+	uint32_t ifindex[KSFT_PERFMON_DEVS_MAX + 1];
+	struct res r;
+	int i;
+
+	ifindex[0] = ifindex[1] = 1;
+	EXPECT_EQ(-EINVAL, session_new(self->sk, self->family, ifindex, 2,
+				       10 * MS, 16, &r));
+	EXPECT_STREQ("netdev given twice", r.msg);
+	EXPECT_EQ(KSFT_PERFMON_A_SESSION_IFINDEX, r.bad_attr);
+
+	for (i = 0; i <= KSFT_PERFMON_DEVS_MAX; i++)
+		ifindex[i] = i + 1;
+	EXPECT_EQ(-E2BIG, session_new(self->sk, self->family, ifindex,
+				      KSFT_PERFMON_DEVS_MAX + 1, 10 * MS, 16, &r));
+	EXPECT_STREQ("more than 16 netdevs", r.msg);
+}
+
+TEST_F(kpm, session_dies_with_its_socket)
+{
+	struct nl_sock *owner;
+	struct res r;
+	int family, i;
+	uint32_t id;
+
+	owner = kpm_socket(&family);
+	ASSERT_NE(NULL, owner);
+	ASSERT_EQ(0, session_new(owner, family, NULL, 0, 10 * MS, 16, &r));
+	id = r.id;
+	/* root sees the session of another socket */
+	ASSERT_EQ(0, session_id_op(self->sk, self->family,
+				   KSFT_PERFMON_CMD_SESSION_GET, id, &r));
+	nl_socket_free(owner);
+	for (i = 0; i < 100; i++) {
+		if (session_id_op(self->sk, self->family,
+				  KSFT_PERFMON_CMD_SESSION_GET, id, &r))
+			break;
+		sleep_ms(10);
+	}
+	EXPECT_EQ(-ENOENT, r.err);
+}
+
+TEST_F(kpm, unprivileged_user_is_refused)
+{
+	struct res r;
+	int status;
+	uint32_t id;
+	pid_t pid;
+
+	ASSERT_EQ(0, session_new(self->sk, self->family, NULL, 0, 10 * MS, 16, &r));
+	id = r.id;
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		struct nl_sock *sk;
+		int family, fails = 0;
+
+		if (setresgid(65534, 65534, 65534) || setresuid(65534, 65534, 65534))
+			_exit(100);
+		sk = kpm_socket(&family);
+		if (!sk || family < 0)
+			_exit(101);
+		fails += session_new(sk, family, NULL, 0, 10 * MS, 16, &r) != -EPERM;
+		fails += !strstr(r.msg, "CAP_NET_ADMIN");
+		fails += session_id_op(sk, family, KSFT_PERFMON_CMD_SESSION_DEL,
+				       id, &r) != -EPERM;
+		/* another's session is invisible */
+		fails += session_id_op(sk, family, KSFT_PERFMON_CMD_SESSION_GET,
+				       id, &r) != -ENOENT;
+		fails += session_count(sk, family) != 0;
+		_exit(fails);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	/* and the session is still there */
+	EXPECT_EQ(0, session_id_op(self->sk, self->family,
+				   KSFT_PERFMON_CMD_SESSION_DEL, id, &r));
+}
+
+TEST_F(kpm, cursor_reads_every_sample_once)
+{
+	static struct samples a, b;
+	struct res r;
+	uint32_t id;
+	int i;
+
+	ASSERT_EQ(0, session_new(self->sk, self->family, NULL, 0, MS, 4096, &r));
+	id = r.id;
+	ASSERT_EQ(0, wait_samples(self->sk, self->family, id, 20));
+	ASSERT_EQ(0, sample_get(self->sk, self->family, id, 0, &a, &r));
+	ASSERT_LE(20, a.n);
+	for (i = 0; i < a.n; i++) {
+		EXPECT_EQ((uint64_t)i, a.s[i].seq);
+		if (i)
+			EXPECT_LT(a.s[i - 1].time, a.s[i].time);
+	}
+	ASSERT_EQ(0, wait_samples(self->sk, self->family, id, a.n + 10));
+	ASSERT_EQ(0, sample_get(self->sk, self->family, id, a.n, &b, &r));
+	ASSERT_LE(10, b.n);
+	for (i = 0; i < b.n; i++)
+		EXPECT_EQ((uint64_t)(a.n + i), b.s[i].seq);
+	EXPECT_EQ(0, session_id_op(self->sk, self->family,
+				   KSFT_PERFMON_CMD_SESSION_GET, id, &r));
+	EXPECT_EQ(0, r.lost);
+	session_id_op(self->sk, self->family, KSFT_PERFMON_CMD_SESSION_DEL, id, &r);
+}
+
+TEST_F(kpm, full_ring_counts_what_no_reader_saw)
+{
+	static struct samples a;
+	uint64_t first, after_dump, unread_overwritten;
+	const uint32_t ring = 4;
+	struct res r;
+	uint32_t id;
+	int i;
+
+	ASSERT_EQ(0, session_new(self->sk, self->family, NULL, 0, 10 * MS, ring, &r));
+	id = r.id;
+	ASSERT_EQ(0, wait_samples(self->sk, self->family, id, 20));
+	ASSERT_EQ(0, sample_get(self->sk, self->family, id, 0, &a, &r));
+	ASSERT_EQ(ring, (uint32_t)a.n);
+	first = a.s[0].seq;
+	after_dump = a.s[a.n - 1].seq + 1;
+	for (i = 1; i < a.n; i++)
+		EXPECT_EQ(first + i, a.s[i].seq);
+	ASSERT_EQ(0, session_id_op(self->sk, self->family,
+				   KSFT_PERFMON_CMD_SESSION_GET, id, &r));
+	/* samples before the dump that it did not see, and newer ones
+	 * overwritten since (none had a reader)
+	 */
+	unread_overwritten = r.samples > after_dump + ring ?
+			     r.samples - after_dump - ring : 0;
+	EXPECT_LE(16, first);
+	EXPECT_EQ(first + unread_overwritten, r.lost);
+	session_id_op(self->sk, self->family, KSFT_PERFMON_CMD_SESSION_DEL, id, &r);
+}
+
+static int read_proc_stat(uint64_t ticks[][10], int max)
+{
+	FILE *f = fopen("/proc/stat", "r");
+	char line[512];
+	int n = 0, cpu;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		uint64_t *t;
+
+		if (strncmp(line, "cpu", 3) || line[3] == ' ')
+			continue;
+		cpu = atoi(line + 3);
+		if (cpu >= max)
+			continue;
+		t = ticks[cpu];
+		if (sscanf(line + 3, "%*d %lu %lu %lu %lu %lu %lu %lu %lu %lu %lu",
+			   &t[0], &t[1], &t[2], &t[3], &t[4], &t[5], &t[6],
+			   &t[7], &t[8], &t[9]) == 10)
+			n++;
+	}
+	fclose(f);
+	return n;
+}
+
+/*
+ * The first sample of a session is taken between two reads of /proc/stat:
+ * each of its times, in USER_HZ ticks as /proc/stat truncates them, lies
+ * between the two reads. iowait may go backwards (see get_cpu_iowait_time_us)
+ * by a tick.
+ */
+TEST_F(kpm, cpu_times_agree_with_proc_stat)
+{
+	static uint64_t before[MAX_CPUS][10], after[MAX_CPUS][10];
+	static struct samples ss;
+	const uint64_t ns_per_tick = 1000000000ULL / sysconf(_SC_CLK_TCK);
+	int ncpu, cpu, i, checked = 0;
+	struct res r;
+	uint32_t id;
+
+	ncpu = read_proc_stat(before, MAX_CPUS);
+	ASSERT_LT(0, ncpu);
+	ASSERT_EQ(0, session_new(self->sk, self->family, NULL, 0,
+				 KSFT_PERFMON_INTERVAL_MAX, 2, &r));
+	id = r.id;
+	ASSERT_EQ(0, wait_samples(self->sk, self->family, id, 1));
+	ASSERT_EQ(ncpu, read_proc_stat(after, MAX_CPUS));
+	ASSERT_EQ(0, sample_get(self->sk, self->family, id, 0, &ss, &r));
+	ASSERT_EQ(1, ss.n);
+
+	for (cpu = 0; cpu < ncpu; cpu++) {
+		ASSERT_TRUE(ss.s[0].cpu_present[cpu]);
+		EXPECT_TRUE(ss.s[0].cpu_online[cpu]);
+		for (i = 0; i < 10; i++) {
+			uint64_t t = ss.s[0].cpu[cpu][i] / ns_per_tick;
+			uint64_t slack = i == 4;	/* iowait */
+
+			EXPECT_LE(before[cpu][i], t + slack)
+				TH_LOG("cpu%d field %d", cpu, i);
+			EXPECT_GE(after[cpu][i] + slack, t)
+				TH_LOG("cpu%d field %d", cpu, i);
+			checked++;
+		}
+		/* a guest that ran at all accounted some idle and system time */
+		EXPECT_LT(0, ss.s[0].cpu[cpu][3]);
+	}
+	EXPECT_EQ(ncpu * 10, checked);
+	session_id_op(self->sk, self->family, KSFT_PERFMON_CMD_SESSION_DEL, id, &r);
+}
+
+static uint64_t sysfs_stat(const char *dev, const char *name, bool *found)
+{
+	char path[256];
+	unsigned long long v = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/statistics/%s", dev, name);
+	f = fopen(path, "r");
+	*found = f && fscanf(f, "%llu", &v) == 1;
+	if (f)
+		fclose(f);
+	return v;
+}
+
+FIXTURE(veth) {
+	struct nl_sock *sk;
+	int family;
+};
+
+FIXTURE_SETUP(veth)
+{
+	self->sk = kpm_socket(&self->family);
+	ASSERT_NE(NULL, self->sk);
+	ASSERT_LT(0, self->family);
+	sh("ip link del kpm0 2>/dev/null");
+	ASSERT_EQ(0, sh("ip link add kpm0 type veth peer name kpm1"));
+	/* no IPv6 autoconfiguration traffic: the frames here are all there is */
+	ASSERT_EQ(0, sh("sysctl -qw net.ipv6.conf.kpm0.disable_ipv6=1 net.ipv6.conf.kpm1.disable_ipv6=1"));
+	ASSERT_EQ(0, sh("ip link set kpm0 up && ip link set kpm1 up"));
+}
+
+FIXTURE_TEARDOWN(veth)
+{
+	sh("ip link del kpm0 2>/dev/null");
+	nl_socket_free(self->sk);
+}
+
+TEST_F(veth, netdev_counters_equal_sysfs)
+{
+	static struct samples ss;
+	uint32_t ifindex[2] = { if_nametoindex("kpm0"), if_nametoindex("kpm1") };
+	const char *names[2] = { "kpm0", "kpm1" };
+	int d, i, compared = 0;
+	struct res r;
+	uint32_t id;
+
+	ASSERT_EQ(100, send_frames("kpm0", 100));
+	/* frames into a peer that is down are dropped by veth on transmit */
+	ASSERT_EQ(0, sh("ip link set kpm1 down"));
+	ASSERT_EQ(37, send_frames("kpm0", 37));
+	sleep_ms(50);
+
+	ASSERT_EQ(0, session_new(self->sk, self->family, ifindex, 2,
+				 KSFT_PERFMON_INTERVAL_MAX, 2, &r));
+	id = r.id;
+	ASSERT_EQ(0, wait_samples(self->sk, self->family, id, 1));
+	ASSERT_EQ(0, sample_get(self->sk, self->family, id, 0, &ss, &r));
+	ASSERT_EQ(1, ss.n);
+	ASSERT_EQ(2, ss.s[0].ndevs);
+
+	for (d = 0; d < 2; d++) {
+		EXPECT_EQ(ifindex[d], ss.s[0].ifindex[d]);
+		EXPECT_FALSE(ss.s[0].gone[d]);
+		for (i = 0; i < NR_DEV_STATS; i++) {
+			bool found;
+			uint64_t v = sysfs_stat(names[d], dev_stat_names[i], &found);
+
+			if (!found)
+				continue;
+			EXPECT_EQ(v, ss.s[0].stats[d][i])
+				TH_LOG("%s %s", names[d], dev_stat_names[i]);
+			compared++;
+		}
+	}
+	/* and the traffic is what was sent */
+	EXPECT_EQ(100, ss.s[0].stats[0][1]);	/* kpm0 tx_packets */
+	EXPECT_EQ(100, ss.s[0].stats[1][0]);	/* kpm1 rx_packets */
+	EXPECT_EQ(37, ss.s[0].stats[0][7]);	/* kpm0 tx_dropped */
+	EXPECT_LE(2 * 20, compared);
+	session_id_op(self->sk, self->family, KSFT_PERFMON_CMD_SESSION_DEL, id, &r);
+}
+
+TEST_F(veth, deleted_netdev_is_reported_gone)
+{
+	static struct samples ss;
+	uint32_t ifindex = if_nametoindex("kpm0"), newindex;
+	struct res r;
+	uint64_t n;
+	uint32_t id;
+
+	ASSERT_EQ(0, session_new(self->sk, self->family, &ifindex, 1, 10 * MS,
+				 64, &r));
+	id = r.id;
+	ASSERT_EQ(0, wait_samples(self->sk, self->family, id, 2));
+	ASSERT_EQ(0, sh("ip link del kpm0"));
+	/* the same name again, with another ifindex */
+	ASSERT_EQ(0, sh("ip link add kpm0 type veth peer name kpm1 && ip link set kpm0 up"));
+	newindex = if_nametoindex("kpm0");
+	EXPECT_NE(ifindex, newindex);
+
+	ASSERT_EQ(0, session_id_op(self->sk, self->family,
+				   KSFT_PERFMON_CMD_SESSION_GET, id, &r));
+	n = r.samples;
+	ASSERT_EQ(0, wait_samples(self->sk, self->family, id, n + 3));
+	ASSERT_EQ(0, sample_get(self->sk, self->family, id, n, &ss, &r));
+	ASSERT_LE(3, ss.n);
+	EXPECT_EQ(1, ss.s[ss.n - 1].ndevs);
+	EXPECT_EQ(ifindex, ss.s[ss.n - 1].ifindex[0]);
+	EXPECT_TRUE(ss.s[ss.n - 1].gone[0]);
+	EXPECT_TRUE(ss.s[ss.n - 1].cpu_present[0]);
+	session_id_op(self->sk, self->family, KSFT_PERFMON_CMD_SESSION_DEL, id, &r);
+}
+
+TEST_F(kpm, debugfs_shows_session_and_latest_sample)
+{
+	char line[512], want[64];
+	bool listed = false, latest = false;
+	struct res r;
+	uint32_t id;
+	FILE *f;
+
+	ASSERT_EQ(0, session_new(self->sk, self->family, NULL, 0, 10 * MS, 16, &r));
+	id = r.id;
+	ASSERT_EQ(0, wait_samples(self->sk, self->family, id, 1));
+
+	f = fopen("/sys/kernel/debug/ksft_perfmon/sessions", "r");
+	ASSERT_NE(NULL, f);
+	snprintf(want, sizeof(want), "%u %llu 16 ", id, 10 * MS);
+	while (fgets(line, sizeof(line), f))
+		listed |= !strncmp(line, want, strlen(want));
+	fclose(f);
+	EXPECT_TRUE(listed);
+
+	f = fopen("/sys/kernel/debug/ksft_perfmon/latest", "r");
+	ASSERT_NE(NULL, f);
+	snprintf(want, sizeof(want), "session %u seq ", id);
+	while (fgets(line, sizeof(line), f))
+		latest |= !strncmp(line, want, strlen(want));
+	fclose(f);
+	EXPECT_TRUE(latest);
+	session_id_op(self->sk, self->family, KSFT_PERFMON_CMD_SESSION_DEL, id, &r);
+}
+
+TEST_HARNESS_MAIN
