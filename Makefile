@@ -3,6 +3,7 @@
 # make run     set up, boot a kernel, sample a workload on two endpoints
 # make test    the whole suite, in QEMU
 # make         build the module against $(KDIR) and the tools
+# make check   checkpatch --strict, sparse, generated files match the spec
 
 KVER ?= $(shell scripts/kernel.sh version)
 KDIR ?= /usr/src/linux-headers-$(KVER)
@@ -15,7 +16,8 @@ TOOL_LIBS = $(shell pkg-config --libs libnl-genl-3.0) -lm
 TOOLS = tools/ksft-perfmon-nl
 SELFTESTS = selftests/ksft_perfmon_nl_test selftests/json_repr_test
 
-.PHONY: all module tools selftests deps run test check-generated regen clean
+.PHONY: all module tools selftests deps run test check check-generated \
+	checkpatch sparse regen clean
 
 all: module tools
 
@@ -53,6 +55,16 @@ test: deps
 
 regen:
 	scripts/regen.sh
+
+check: check-generated checkpatch sparse
+
+checkpatch:
+	scripts/checkpatch.sh
+
+# sparse over every file (C=2); any warning fails
+sparse:
+	@out=$$($(MAKE) -s -C $(KDIR) M=$(CURDIR) C=2 W=1 modules 2>&1); \
+	echo "$$out"; ! echo "$$out" | grep -q -E 'warning|error'
 
 check-generated:
 	scripts/regen.sh --check

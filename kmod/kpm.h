@@ -97,7 +97,7 @@ struct kpm_session {
 	u32 ring_size;
 	u32 sample_size;
 
-	spinlock_t lock;
+	spinlock_t lock;	/* the ring and counters vs the sampler */
 	u64 head;
 	u32 head_slot;
 	u64 read_seq;

@@ -1,0 +1,30 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Install what building and testing need, from Debian's archive: the 6.12
+# kernel (image, headers, source), QEMU, busybox, libnl, iperf3 and the
+# Python modules of the kernel's YNL generator. Installs only what is
+# missing, so a second run costs a few dpkg queries.
+
+set -euo pipefail
+
+pkgs=(linux-image-6.12-amd64 linux-headers-6.12-amd64 linux-source-6.12
+      qemu-system-x86 busybox-static libnl-genl-3-dev libnl-3-dev
+      pkg-config iperf3 python3 python3-yaml python3-jsonschema
+      iproute2 kmod cpio xz-utils gcc make)
+
+missing=()
+for p in "${pkgs[@]}"; do
+	dpkg-query -W -f '${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+		missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "deps.sh: missing packages, and not root: ${missing[*]}" >&2
+	exit 1
+fi
+echo "deps.sh: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q >/dev/null
+apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null

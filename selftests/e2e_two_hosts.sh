@@ -1,0 +1,73 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Two endpoints in two network namespaces joined by veth. ksft-perfmon-nl
+# records on both (--host local / remote) while iperf3 runs between them
+# and a known number of frames is sent into the downed remote end. Both
+# outputs must follow the metric format and show the traffic.
+
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+tool=$top/tools/ksft-perfmon-nl
+out=${KPM_E2E_OUT:-$(mktemp -d)}
+L=kpm-local R=kpm-remote
+DROPS=50
+fail=0
+
+cleanup() {
+	ip netns del $L 2>/dev/null
+	ip netns del $R 2>/dev/null
+	[ -n "${srv:-}" ] && kill "$srv" 2>/dev/null
+}
+trap cleanup EXIT
+
+ip netns add $L && ip netns add $R || exit 1
+ip -n $L link add va type veth peer name vb netns $R
+for ns in $L $R; do
+	ip netns exec $ns sysctl -qw net.ipv6.conf.all.disable_ipv6=1
+	ip -n $ns link set lo up
+done
+ip -n $L addr add 192.0.2.1/24 dev va && ip -n $L link set va up
+ip -n $R addr add 192.0.2.2/24 dev vb && ip -n $R link set vb up
+
+ip netns exec $R iperf3 -s -1 >/dev/null 2>&1 &
+srv=$!
+sleep 0.5
+
+# one time base for both hosts, as a test's case start would be
+base=$(python3 -c 'import time; print(time.monotonic_ns())')
+
+ip netns exec $R "$tool" record --ifname vb --interval 100 --host remote \
+	--time-base "$base" --duration 6 > "$out/remote.ktap" &
+remote=$!
+
+# the workload of the local endpoint: traffic, then frames into a downed peer
+workload() {
+	iperf3 -c 192.0.2.2 -t 3 >/dev/null || return 1
+	ip -n $R link set vb down
+	python3 - "$DROPS" <<'PY' || return 1
+import socket, sys
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+s.bind(("va", 0))
+frame = b"\xff" * 6 + b"\x02\x00\x00\x00\x00\x01" + b"\x88\xb5" + bytes(46)
+for _ in range(int(sys.argv[1])):
+    s.send(frame)
+PY
+	sleep 0.3
+	ip -n $R link set vb up
+}
+export -f workload
+export R DROPS
+ip netns exec $L "$tool" record --ifname va --interval 100 --host local \
+	--time-base "$base" -- bash -c workload > "$out/local.ktap"
+echo "# local record exited $?"
+wait $remote
+echo "# remote record exited $?"
+
+cpus=$(python3 -c 'import os; print(int(open("/sys/devices/system/cpu/possible").read().split("-")[-1]) + 1)')
+echo "# local: $(wc -l < "$out/local.ktap") lines, remote: $(wc -l < "$out/remote.ktap") lines"
+python3 "$top/selftests/ktap_metrics.py" "$out/local.ktap" --host local \
+	--cpus "$cpus" --last nic.tx.dropped=$DROPS --busy 0.2 --max-time 30 || fail=1
+python3 "$top/selftests/ktap_metrics.py" "$out/remote.ktap" --host remote \
+	--cpus "$cpus" --last nic.tx.dropped=0 --busy 0.2 --max-time 30 || fail=1
+exit $fail

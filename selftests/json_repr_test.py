@@ -1,0 +1,89 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""tools/json.c writes numbers and strings byte for byte as Python does.
+
+Compares against Python itself on fixed edge cases and on random values
+(seeded; KPM_SEED overrides). Prints KTAP results.
+"""
+
+import json
+import os
+import random
+import struct
+import subprocess
+import sys
+
+driver = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                      'json_repr_test')
+seed = int(os.environ.get('KPM_SEED', '20261130'))
+rng = random.Random(seed)
+
+
+def run(lines):
+    out = subprocess.run([driver], input=''.join(l + '\n' for l in lines),
+                         capture_output=True, text=True, check=True).stdout
+    return out.split('\n')[:len(lines)]
+
+
+def random_doubles(n):
+    for _ in range(n):
+        kind = rng.random()
+        if kind < 0.4:
+            v = struct.unpack('d', struct.pack('Q', rng.getrandbits(64)))[0]
+        elif kind < 0.6:
+            v = 2.0 ** rng.randint(-1074, 1023)
+        elif kind < 0.8:
+            v = rng.randint(0, 10 ** 12) / 1e9      # ns as seconds
+        else:
+            v = round(rng.uniform(0, 100), rng.randint(0, 8))
+        if v == v and abs(v) != float('inf'):
+            yield v
+
+
+EDGES = [0.0, -0.0, 0.02, 9.0909, 100.0, 321.16499999999996, 1e-05, 1e+16,
+         1e15, 0.0001, 5e-324, 1.7976931348623157e308, 0.1, 1 / 3, 1e22,
+         1e23, 9007199254740993.0, 2.0 ** -1022, 123456789.123456789]
+
+results = []
+
+values = EDGES + list(random_doubles(100000))
+got = run(['f ' + repr(v) for v in values])
+bad = [(repr(v), g) for v, g in zip(values, got) if json.dumps(v) != g]
+results.append(('float_repr_matches_python', not bad,
+                f'{len(values)} values, seed {seed}, mismatches {bad[:5]}'))
+
+rounds = [(rng.uniform(0, 100), 4) for _ in range(20000)] + \
+         [(rng.uniform(-5, 50), 6) for _ in range(20000)] + \
+         [(0.00005, 4), (2.675, 2), (1.00000049999, 6), (0.5, 0)]
+got = run([f'r {v!r} {n}' for v, n in rounds])
+bad = [(v, n, g) for (v, n), g in zip(rounds, got)
+       if json.dumps(round(v, n)) != g]
+results.append(('round_matches_python', not bad,
+                f'{len(rounds)} values, mismatches {bad[:5]}'))
+
+strings = ['local', 'remote', 'a"b\\c', 'tab\tnl\ncr\r\x01\x1f\x7f',
+           'caf\u00e9', '\u2603 snow', '\U0001F600 grin', '']
+# NUL cannot be in a C string, nor in a label given on the command line
+strings += [''.join(chr(rng.choice([rng.randint(32, 126), rng.randint(1, 31),
+                                    rng.randint(0x80, 0xd7ff),
+                                    rng.randint(0x10000, 0x10ffff)]))
+                    for _ in range(rng.randint(1, 20))) for _ in range(2000)]
+got = run(['s ' + s.encode().hex() for s in strings])
+bad = [(s, g) for s, g in zip(strings, got) if json.dumps(s)[1:-1] != g]
+results.append(('string_escape_matches_python', not bad,
+                f'{len(strings)} strings, mismatches {bad[:5]}'))
+
+invalid = [b'\xff', b'\xc0\x80', b'\xed\xa0\x80', b'abc\xe2\x82']
+got = run(['s ' + b.hex() for b in invalid])
+results.append(('invalid_utf8_refused', all(g == 'ERROR' for g in got),
+                f'got {got}'))
+got = run(['f nan', 'f inf', 'f -inf'])
+results.append(('nan_and_infinity_refused', got == ['ERROR'] * 3,
+                f'got {got}'))
+
+print('TAP version 13')
+print(f'1..{len(results)}')
+for i, (name, ok, info) in enumerate(results, 1):
+    print(f'# {info}')
+    print(f'{"ok" if ok else "not ok"} {i} json.{name}')
+sys.exit(0 if all(ok for _, ok, _ in results) else 1)
