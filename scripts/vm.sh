@@ -4,7 +4,8 @@
 # Boot a kernel under QEMU on the host's own root filesystem (virtio-9p,
 # read-only, under a tmpfs overlay) and run one command in it, as
 # virtme-ng does. The guest sees the host's tools and this tree at the same
-# path. Prints the guest's console; exits with the command's status, or 1
+# path (the tree is shared on its own too, so that it may be anywhere,
+# /tmp included). Prints the guest's console; exits with the command's status, or 1
 # when the guest's dmesg shows a kernel problem (see vm-guest.sh).
 #
 # usage: vm.sh --kernel VMLINUZ --modules DIR [--smp N] [--mem MB]
@@ -51,6 +52,7 @@ for m in fs/netfs/netfs net/9p/9pnet net/9p/9pnet_virtio fs/9p/9p \
 	esac
 done
 
+echo "$top" > "$work/initrd/tree"
 {
 	echo "cd $(printf '%q' "$PWD")"
 	printf '%q ' "$top/scripts/vm-guest.sh" "$@"
@@ -86,6 +88,10 @@ mount -t tmpfs tmpfs /root/tmp
 mount -t tmpfs tmpfs /root/run
 mount -t debugfs debugfs /root/sys/kernel/debug
 mkdir -p /root/run/netns
+# this tree at its own path, wherever it is (/tmp is the guest's own)
+tree=$(cat /tree)
+mkdir -p "/root$tree"
+mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=512000 kpmtree "/root$tree"
 cp /cmd /root/tmp/kpm-vm-cmd
 echo "KPM-VM: guest up"
 chroot /root /usr/bin/env -i HOME=/root TERM=dumb \
@@ -101,7 +107,8 @@ qemu=(qemu-system-x86_64 -accel "$accel" -cpu max -smp "$smp" -m "$mem"
       -nographic -no-reboot -nic none
       -kernel "$kernel" -initrd "$work/initrd.gz"
       -append "console=ttyS0 rdinit=/init panic=-1 loglevel=4 quiet"
-      -virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap")
+      -virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"
+      -virtfs "local,path=$top,mount_tag=kpmtree,security_model=none,readonly=on,multidevs=remap")
 
 set +e
 timeout --foreground -k 10 "$timeout" "${qemu[@]}" < /dev/null 2>&1 |
