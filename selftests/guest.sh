@@ -31,9 +31,21 @@ step() {
 	fi
 }
 
+# a program's exit status counts too: one that cannot start reports nothing
+run() {
+	local name=$1
+	shift
+	"$@" 2>&1 | results "$name."
+	if [ "${PIPESTATUS[0]}" -eq 0 ]; then
+		echo "KPM-RESULT: pass $name.exit_status"
+	else
+		echo "KPM-RESULT: fail $name.exit_status"
+	fi
+}
+
 step module.insmod insmod ./ksft_perfmon.ko
-selftests/ksft_perfmon_nl_test 2>&1 | results nl.
-selftests/e2e_two_hosts.sh 2>&1 | results e2e.
+run nl selftests/ksft_perfmon_nl_test
+run e2e selftests/e2e_two_hosts.sh
 step module.rmmod rmmod ksft_perfmon
 # a load-time session, and rmmod while it samples
 step module.param_session bash -c '
