@@ -31,7 +31,15 @@ step() {	# NAME COMMAND...
 kver=$(scripts/kernel.sh version) || exit 1
 echo "kernel: $kver"
 
-step build.module make -s module
+# W=1: any compiler warning fails
+build_module() {
+	local out
+	out=$(make -s module 2>&1)
+	local rc=$?
+	echo "$out"
+	[ "$rc" -eq 0 ] && ! grep -q "warning:" <<< "$out"
+}
+step build.module_w1_clean build_module
 step build.tools make -s tools selftests
 step check.generated_files_match_spec make -s check-generated
 step check.checkpatch make -s checkpatch
