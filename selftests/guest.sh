@@ -53,3 +53,7 @@ step module.param_session bash -c '
 	sleep 0.2 &&
 	grep -q "^1 10000000 128 .* 1$" /sys/kernel/debug/ksft_perfmon/sessions &&
 	rmmod ksft_perfmon'
+step tool.dump_is_sorted_json bash -c '
+	insmod ./ksft_perfmon.ko ifindex=1 interval_ms=20 && sleep 0.2 &&
+	tools/ksft-perfmon-nl dump --id 1 | python3 selftests/check_dump.py &&
+	rmmod ksft_perfmon'

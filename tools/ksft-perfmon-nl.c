@@ -1041,6 +1041,30 @@ static int do_show(int argc, char **argv)
 		EXIT_ERROR : 0;
 }
 
+/*
+ * The keys of a netdev in dump: its counters, then "gone" and "ifindex";
+ * dev_key_order lists them in sort_keys order (set up by do_dump()).
+ */
+#define DEV_KEY_GONE	DEV_NR_STATS
+#define DEV_KEY_IFINDEX	(DEV_NR_STATS + 1)
+#define DEV_NR_KEYS	(DEV_NR_STATS + 2)
+static int dev_key_order[DEV_NR_KEYS];
+
+static const char *dev_key_name(int k)
+{
+	if (k == DEV_KEY_GONE)
+		return "gone";
+	if (k == DEV_KEY_IFINDEX)
+		return "ifindex";
+	return dev_stat_names[k];
+}
+
+static int cmp_dev_key(const void *a, const void *b)
+{
+	return strcmp(dev_key_name(*(const int *)a),
+		      dev_key_name(*(const int *)b));
+}
+
 static void dump_sample(struct drain *d, const struct sample *smp)
 {
 	uint32_t c;
@@ -1091,28 +1115,21 @@ static void dump_sample(struct drain *d, const struct sample *smp)
 	jw_arr_start(&w);
 	for (i = 0; i < smp->ndevs; i++) {
 		const struct dev_stats *ds = &smp->dev[i];
-		const char *sorted[DEV_NR_STATS];
-		int order[DEV_NR_STATS], n, j;
+		int n;
 
 		jw_obj_start(&w);
-		jw_key(&w, "gone");
-		jw_bool(&w, ds->gone);
-		jw_key(&w, "ifindex");
-		jw_uint(&w, ds->ifindex);
-		if (!ds->gone) {
-			/* insertion sort of the names, for sort_keys */
-			for (n = 0; n < DEV_NR_STATS; n++) {
-				for (j = n; j > 0 && strcmp(sorted[j - 1],
-						dev_stat_names[n]) > 0; j--) {
-					sorted[j] = sorted[j - 1];
-					order[j] = order[j - 1];
-				}
-				sorted[j] = dev_stat_names[n];
-				order[j] = n;
-			}
-			for (n = 0; n < DEV_NR_STATS; n++) {
-				jw_key(&w, sorted[n]);
-				jw_uint(&w, ds->v[order[n]]);
+		for (n = 0; n < DEV_NR_KEYS; n++) {
+			int k = dev_key_order[n];
+
+			if (k == DEV_KEY_GONE) {
+				jw_key(&w, "gone");
+				jw_bool(&w, ds->gone);
+			} else if (k == DEV_KEY_IFINDEX) {
+				jw_key(&w, "ifindex");
+				jw_uint(&w, ds->ifindex);
+			} else if (!ds->gone) {
+				jw_key(&w, dev_stat_names[k]);
+				jw_uint(&w, ds->v[k]);
 			}
 		}
 		jw_obj_end(&w);
@@ -1168,6 +1185,10 @@ static int do_dump(int argc, char **argv)
 		fputs(usage, stderr);
 		return EXIT_USAGE;
 	}
+	for (opt = 0; opt < DEV_NR_KEYS; opt++)
+		dev_key_order[opt] = opt;
+	qsort(dev_key_order, DEV_NR_KEYS, sizeof(int), cmp_dev_key);
+
 	kpm_nl_open(&nl);
 	if (session_get(&nl, id, &s))
 		return EXIT_ERROR;
