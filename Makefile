@@ -27,16 +27,18 @@ module:
 tools: $(TOOLS)
 
 tools/ksft-perfmon-nl: tools/ksft-perfmon-nl.c tools/json.c tools/json.h \
-		       uapi/linux/ksft_perfmon.h
-	$(CC) $(TOOL_CFLAGS) -o $@ tools/ksft-perfmon-nl.c tools/json.c $(TOOL_LIBS)
+		       tools/nl.c tools/nl.h uapi/linux/ksft_perfmon.h
+	$(CC) $(TOOL_CFLAGS) -o $@ tools/ksft-perfmon-nl.c tools/json.c \
+		tools/nl.c $(TOOL_LIBS)
 
 selftests: $(SELFTESTS)
 
 # as the kernel builds its selftests: kselftest_harness.h is not -Wextra clean
 selftests/ksft_perfmon_nl_test: selftests/ksft_perfmon_nl_test.c \
-				uapi/linux/ksft_perfmon.h
-	$(CC) -O2 -g -Wall -Werror -Iuapi -I$(KSFT_DIR) \
-		$(shell pkg-config --cflags libnl-genl-3.0) -o $@ $< $(TOOL_LIBS)
+				tools/nl.c tools/nl.h uapi/linux/ksft_perfmon.h
+	$(CC) -O2 -g -Wall -Werror -Iuapi -Itools -I$(KSFT_DIR) \
+		$(shell pkg-config --cflags libnl-genl-3.0) -o $@ $< tools/nl.c \
+		$(TOOL_LIBS)
 
 selftests/json_repr_test: selftests/json_repr_test.c tools/json.c tools/json.h
 	$(CC) $(TOOL_CFLAGS) -o $@ $< tools/json.c -lm

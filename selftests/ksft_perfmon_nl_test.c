@@ -20,25 +20,16 @@
 
 #include <linux/genetlink.h>
 #include <linux/ksft_perfmon.h>
-#include <linux/netlink.h>
-#include <netlink/genl/ctrl.h>
-#include <netlink/genl/genl.h>
-#include <netlink/msg.h>
 
 #include "kselftest_harness.h"
+#include "nl.h"
 
 #define MS	1000000ULL
 #define MAX_CPUS 512
-#define NR_DEV_STATS (KSFT_PERFMON_A_DEV_STATS_MAX - KSFT_PERFMON_A_DEV_STATS_GONE)
 
 /* The outcome of one request. */
 struct res {
-	int err;		/* 0 or the negative errno of the ACK */
-	char msg[256];		/* extack message */
-	int bad_attr;		/* type of the attribute extack points at */
-	int miss_attr;		/* NLMSGERR_ATTR_MISS_TYPE */
-	bool done;
-	struct nl_msg *req;
+	struct kpm_ack ack;
 	/* session replies */
 	int nsessions;
 	uint32_t id;
@@ -53,68 +44,13 @@ struct smp {
 	int ndevs;
 	uint32_t ifindex[KSFT_PERFMON_DEVS_MAX];
 	bool gone[KSFT_PERFMON_DEVS_MAX];
-	uint64_t stats[KSFT_PERFMON_DEVS_MAX][NR_DEV_STATS];
+	uint64_t stats[KSFT_PERFMON_DEVS_MAX][KPM_DEV_NR_STATS];
 };
 
 struct samples {
 	int n;
 	struct smp s[512];
 };
-
-static const char *const dev_stat_names[NR_DEV_STATS] = {
-	"rx_packets", "tx_packets", "rx_bytes", "tx_bytes", "rx_errors",
-	"tx_errors", "rx_dropped", "tx_dropped", "multicast", "collisions",
-	"rx_length_errors", "rx_over_errors", "rx_crc_errors",
-	"rx_frame_errors", "rx_fifo_errors", "rx_missed_errors",
-	"tx_aborted_errors", "tx_carrier_errors", "tx_fifo_errors",
-	"tx_heartbeat_errors", "tx_window_errors", "rx_compressed",
-	"tx_compressed", "rx_nohandler", "rx_otherhost_dropped",
-};
-
-static uint64_t get_uint(const struct nlattr *a)
-{
-	return nla_len(a) == 8 ? nla_get_u64((struct nlattr *)a) :
-				 nla_get_u32((struct nlattr *)a);
-}
-
-static int err_cb(struct sockaddr_nl *nla, struct nlmsgerr *e, void *arg)
-{
-	struct nlmsghdr *nlh = (struct nlmsghdr *)((char *)e - NLMSG_HDRLEN);
-	struct nlattr *tb[NLMSGERR_ATTR_MAX + 1] = {};
-	struct res *r = arg;
-	int hlen = sizeof(*e), len;
-
-	(void)nla;
-	r->err = e->error;
-	r->done = true;
-	if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
-		hlen += e->msg.nlmsg_len - NLMSG_HDRLEN;
-	len = nlh->nlmsg_len - NLMSG_HDRLEN - hlen;
-	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS) || len <= 0)
-		return NL_STOP;
-	nla_parse(tb, NLMSGERR_ATTR_MAX, (struct nlattr *)((char *)e + hlen),
-		  len, NULL);
-	if (tb[NLMSGERR_ATTR_MSG])
-		snprintf(r->msg, sizeof(r->msg), "%s",
-			 nla_get_string(tb[NLMSGERR_ATTR_MSG]));
-	if (tb[NLMSGERR_ATTR_MISS_TYPE])
-		r->miss_attr = nla_get_u32(tb[NLMSGERR_ATTR_MISS_TYPE]);
-	if (tb[NLMSGERR_ATTR_OFFS]) {
-		uint32_t offs = nla_get_u32(tb[NLMSGERR_ATTR_OFFS]);
-		struct nlmsghdr *req = nlmsg_hdr(r->req);
-
-		if (offs + NLA_HDRLEN <= req->nlmsg_len)
-			r->bad_attr = nla_type((struct nlattr *)((char *)req + offs));
-	}
-	return NL_STOP;
-}
-
-static int done_cb(struct nl_msg *msg, void *arg)
-{
-	(void)msg;
-	((struct res *)arg)->done = true;
-	return NL_STOP;
-}
 
 static int session_cb(struct nl_msg *msg, void *arg)
 {
@@ -126,11 +62,11 @@ static int session_cb(struct nl_msg *msg, void *arg)
 	if (tb[KSFT_PERFMON_A_SESSION_ID])
 		r->id = nla_get_u32(tb[KSFT_PERFMON_A_SESSION_ID]);
 	if (tb[KSFT_PERFMON_A_SESSION_INTERVAL])
-		r->interval = get_uint(tb[KSFT_PERFMON_A_SESSION_INTERVAL]);
+		r->interval = kpm_nla_get_uint(tb[KSFT_PERFMON_A_SESSION_INTERVAL]);
 	if (tb[KSFT_PERFMON_A_SESSION_SAMPLES])
-		r->samples = get_uint(tb[KSFT_PERFMON_A_SESSION_SAMPLES]);
+		r->samples = kpm_nla_get_uint(tb[KSFT_PERFMON_A_SESSION_SAMPLES]);
 	if (tb[KSFT_PERFMON_A_SESSION_LOST])
-		r->lost = get_uint(tb[KSFT_PERFMON_A_SESSION_LOST]);
+		r->lost = kpm_nla_get_uint(tb[KSFT_PERFMON_A_SESSION_LOST]);
 	if (tb[KSFT_PERFMON_A_SESSION_RING_SIZE])
 		r->ring_size = nla_get_u32(tb[KSFT_PERFMON_A_SESSION_RING_SIZE]);
 	if (tb[KSFT_PERFMON_A_SESSION_CPUS])
@@ -148,14 +84,14 @@ static int sample_cb(struct nl_msg *msg, void *arg)
 	int rem, i;
 
 	genlmsg_parse(nlh, 0, tb, KSFT_PERFMON_A_SAMPLE_MAX, NULL);
-	seq = get_uint(tb[KSFT_PERFMON_A_SAMPLE_SEQ]);
+	seq = kpm_nla_get_uint(tb[KSFT_PERFMON_A_SAMPLE_SEQ]);
 	if (!ss->n || ss->s[ss->n - 1].seq != seq) {
 		if (ss->n == (int)(sizeof(ss->s) / sizeof(ss->s[0])))
 			return NL_OK;
 		s = &ss->s[ss->n++];
 		memset(s, 0, sizeof(*s));
 		s->seq = seq;
-		s->time = get_uint(tb[KSFT_PERFMON_A_SAMPLE_TIME]);
+		s->time = kpm_nla_get_uint(tb[KSFT_PERFMON_A_SAMPLE_TIME]);
 	}
 	s = &ss->s[ss->n - 1];
 	nlmsg_for_each_attr(a, nlh, GENL_HDRLEN, rem) {
@@ -169,74 +105,34 @@ static int sample_cb(struct nl_msg *msg, void *arg)
 			s->cpu_present[c] = true;
 			s->cpu_online[c] = !!n[KSFT_PERFMON_A_CPU_STATS_ONLINE];
 			for (i = 0; i < 10; i++)
-				s->cpu[c][i] = get_uint(n[KSFT_PERFMON_A_CPU_STATS_USER + i]);
+				s->cpu[c][i] = kpm_nla_get_uint(n[KSFT_PERFMON_A_CPU_STATS_USER + i]);
 		} else if (nla_type(a) == KSFT_PERFMON_A_SAMPLE_DEV) {
 			int d = s->ndevs++;
 
 			nla_parse_nested(n, KSFT_PERFMON_A_DEV_STATS_MAX, a, NULL);
 			s->ifindex[d] = nla_get_u32(n[KSFT_PERFMON_A_DEV_STATS_IFINDEX]);
 			s->gone[d] = !!n[KSFT_PERFMON_A_DEV_STATS_GONE];
-			for (i = 0; i < NR_DEV_STATS && !s->gone[d]; i++)
-				s->stats[d][i] = get_uint(n[KSFT_PERFMON_A_DEV_STATS_RX_PACKETS + i]);
+			for (i = 0; i < KPM_DEV_NR_STATS && !s->gone[d]; i++)
+				s->stats[d][i] = kpm_nla_get_uint(n[KSFT_PERFMON_A_DEV_STATS_RX_PACKETS + i]);
 		}
 	}
 	return NL_OK;
 }
 
-static struct nl_sock *kpm_socket(int *family)
-{
-	struct nl_sock *sk = nl_socket_alloc();
-	int one = 1;
-
-	if (!sk || genl_connect(sk))
-		return NULL;
-	setsockopt(nl_socket_get_fd(sk), SOL_NETLINK, NETLINK_EXT_ACK, &one,
-		   sizeof(one));
-	setsockopt(nl_socket_get_fd(sk), SOL_NETLINK, NETLINK_CAP_ACK, &one,
-		   sizeof(one));
-	*family = genl_ctrl_resolve(sk, KSFT_PERFMON_FAMILY_NAME);
-	return sk;
-}
-
-static struct nl_msg *kpm_msg(int family, uint8_t cmd, int flags)
-{
-	struct nl_msg *msg = nlmsg_alloc();
-
-	genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, family, 0, flags, cmd,
-		    KSFT_PERFMON_FAMILY_VERSION);
-	return msg;
-}
-
-/* Send @msg, receive until its ACK or the end of the dump. */
+/* Send @msg; session replies go into @r unless @valid takes them. */
 static int kpm_talk(struct nl_sock *sk, struct nl_msg *msg, struct res *r,
 		    nl_recvmsg_msg_cb_t valid, void *arg)
 {
-	struct nl_cb *cb = nl_cb_alloc(NL_CB_DEFAULT);
-
 	memset(r, 0, sizeof(*r));
-	r->req = msg;
-	nl_cb_err(cb, NL_CB_CUSTOM, err_cb, r);
-	nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, done_cb, r);
-	nl_cb_set(cb, NL_CB_FINISH, NL_CB_CUSTOM, done_cb, r);
-	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, valid ? valid : session_cb,
-		  valid ? arg : r);
-	if (nl_send_auto(sk, msg) < 0)
-		r->err = -EIO;
-	else
-		while (!r->done)
-			if (nl_recvmsgs(sk, cb) < 0 && !r->done)
-				r->err = r->err ? r->err : -EIO, r->done = true;
-	nl_cb_put(cb);
-	nlmsg_free(msg);
-	r->req = NULL;
-	return r->err;
+	return kpm_nl_talk(sk, msg, valid ? valid : session_cb,
+			   valid ? arg : r, &r->ack);
 }
 
 static int session_new(struct nl_sock *sk, int family, const uint32_t *ifindex,
 		       int ndevs, uint64_t interval, uint32_t ring,
 		       struct res *r)
 {
-	struct nl_msg *msg = kpm_msg(family, KSFT_PERFMON_CMD_SESSION_NEW, 0);
+	struct nl_msg *msg = kpm_nl_msg(family, KSFT_PERFMON_CMD_SESSION_NEW, 0);
 	int i;
 
 	for (i = 0; i < ndevs; i++)
@@ -251,7 +147,7 @@ static int session_new(struct nl_sock *sk, int family, const uint32_t *ifindex,
 static int session_id_op(struct nl_sock *sk, int family, uint8_t cmd,
 			 uint32_t id, struct res *r)
 {
-	struct nl_msg *msg = kpm_msg(family, cmd, 0);
+	struct nl_msg *msg = kpm_nl_msg(family, cmd, 0);
 
 	nla_put_u32(msg, KSFT_PERFMON_A_SESSION_ID, id);
 	return kpm_talk(sk, msg, r, NULL, NULL);
@@ -261,15 +157,15 @@ static int session_count(struct nl_sock *sk, int family)
 {
 	struct res r;
 
-	kpm_talk(sk, kpm_msg(family, KSFT_PERFMON_CMD_SESSION_GET, NLM_F_DUMP),
+	kpm_talk(sk, kpm_nl_msg(family, KSFT_PERFMON_CMD_SESSION_GET, NLM_F_DUMP),
 		 &r, NULL, NULL);
-	return r.err ? -1 : r.nsessions;
+	return r.ack.err ? -1 : r.nsessions;
 }
 
 static int sample_get(struct nl_sock *sk, int family, uint32_t id,
 		      uint64_t cursor, struct samples *ss, struct res *r)
 {
-	struct nl_msg *msg = kpm_msg(family, KSFT_PERFMON_CMD_SAMPLE_GET,
+	struct nl_msg *msg = kpm_nl_msg(family, KSFT_PERFMON_CMD_SAMPLE_GET,
 				     NLM_F_DUMP);
 
 	nla_put_u32(msg, KSFT_PERFMON_A_SAMPLE_SESSION_ID, id);
@@ -295,7 +191,7 @@ static int wait_samples(struct nl_sock *sk, int family, uint32_t id,
 	for (i = 0; i < 2000; i++) {
 		if (session_id_op(sk, family, KSFT_PERFMON_CMD_SESSION_GET, id,
 				  &r))
-			return r.err;
+			return r.ack.err;
 		if (r.samples >= n)
 			return 0;
 		sleep_ms(5);
@@ -354,7 +250,7 @@ FIXTURE(kpm) {
 
 FIXTURE_SETUP(kpm)
 {
-	self->sk = kpm_socket(&self->family);
+	self->sk = kpm_nl_socket(&self->family);
 	ASSERT_NE(NULL, self->sk);
 	ASSERT_LT(0, self->family) TH_LOG("ksft_perfmon module not loaded");
 }
@@ -391,8 +287,8 @@ TEST_F(kpm, session_lifecycle)
 	EXPECT_EQ(before, session_count(self->sk, self->family));
 	EXPECT_EQ(-ENOENT, session_id_op(self->sk, self->family,
 					 KSFT_PERFMON_CMD_SESSION_GET, id, &r));
-	EXPECT_STREQ("no such session", r.msg);
-	EXPECT_EQ(KSFT_PERFMON_A_SESSION_ID, r.bad_attr);
+	EXPECT_STREQ("no such session", r.ack.msg);
+	EXPECT_EQ(KSFT_PERFMON_A_SESSION_ID, r.ack.bad_attr);
 	EXPECT_EQ(-ENOENT, session_id_op(self->sk, self->family,
 					 KSFT_PERFMON_CMD_SESSION_DEL, id, &r));
 }
@@ -405,7 +301,7 @@ FIXTURE(bounds) {
 
 FIXTURE_SETUP(bounds)
 {
-	self->sk = kpm_socket(&self->family);
+	self->sk = kpm_nl_socket(&self->family);
 	ASSERT_NE(NULL, self->sk);
 	ASSERT_LT(0, self->family) TH_LOG("ksft_perfmon module not loaded");
 }
@@ -461,9 +357,9 @@ TEST_F(bounds, session_new)
 			  variant->interval, variant->ring, &r);
 	EXPECT_EQ(variant->err, err);
 	if (variant->err) {
-		EXPECT_EQ(variant->bad_attr, r.bad_attr);
-		EXPECT_EQ(0, strncmp(variant->msg, r.msg, strlen(variant->msg)))
-			TH_LOG("extack: '%s'", r.msg);
+		EXPECT_EQ(variant->bad_attr, r.ack.bad_attr);
+		EXPECT_EQ(0, strncmp(variant->msg, r.ack.msg, strlen(variant->msg)))
+			TH_LOG("extack: '%s'", r.ack.msg);
 		EXPECT_EQ(before, session_count(self->sk, self->family));
 	} else {
 		EXPECT_EQ(before + 1, session_count(self->sk, self->family));
@@ -477,9 +373,9 @@ TEST_F(kpm, session_new_requires_interval_and_ring)
 	struct res r;
 
 	EXPECT_EQ(-EINVAL, session_new(self->sk, self->family, NULL, 0, 0, 16, &r));
-	EXPECT_EQ(KSFT_PERFMON_A_SESSION_INTERVAL, r.miss_attr);
+	EXPECT_EQ(KSFT_PERFMON_A_SESSION_INTERVAL, r.ack.miss_attr);
 	EXPECT_EQ(-EINVAL, session_new(self->sk, self->family, NULL, 0, 10 * MS, 0, &r));
-	EXPECT_EQ(KSFT_PERFMON_A_SESSION_RING_SIZE, r.miss_attr);
+	EXPECT_EQ(KSFT_PERFMON_A_SESSION_RING_SIZE, r.ack.miss_attr);
 }
 
 TEST_F(kpm, session_new_rejects_unknown_ifindex)
@@ -490,8 +386,8 @@ TEST_F(kpm, session_new_rejects_unknown_ifindex)
 
 	EXPECT_EQ(-ENODEV, session_new(self->sk, self->family, ifindex, 2,
 				       10 * MS, 16, &r));
-	EXPECT_EQ(KSFT_PERFMON_A_SESSION_IFINDEX, r.bad_attr);
-	EXPECT_STREQ("no netdev with this ifindex in the network namespace", r.msg);
+	EXPECT_EQ(KSFT_PERFMON_A_SESSION_IFINDEX, r.ack.bad_attr);
+	EXPECT_STREQ("no netdev with this ifindex in the network namespace", r.ack.msg);
 	EXPECT_EQ(before, session_count(self->sk, self->family));
 }
 
@@ -504,14 +400,14 @@ TEST_F(kpm, session_new_rejects_duplicate_and_too_many_netdevs)
 	ifindex[0] = ifindex[1] = 1;
 	EXPECT_EQ(-EINVAL, session_new(self->sk, self->family, ifindex, 2,
 				       10 * MS, 16, &r));
-	EXPECT_STREQ("netdev given twice", r.msg);
-	EXPECT_EQ(KSFT_PERFMON_A_SESSION_IFINDEX, r.bad_attr);
+	EXPECT_STREQ("netdev given twice", r.ack.msg);
+	EXPECT_EQ(KSFT_PERFMON_A_SESSION_IFINDEX, r.ack.bad_attr);
 
 	for (i = 0; i <= KSFT_PERFMON_DEVS_MAX; i++)
 		ifindex[i] = i + 1;
 	EXPECT_EQ(-E2BIG, session_new(self->sk, self->family, ifindex,
 				      KSFT_PERFMON_DEVS_MAX + 1, 10 * MS, 16, &r));
-	EXPECT_STREQ("more than 16 netdevs", r.msg);
+	EXPECT_STREQ("more than 16 netdevs", r.ack.msg);
 }
 
 TEST_F(kpm, session_dies_with_its_socket)
@@ -521,7 +417,7 @@ TEST_F(kpm, session_dies_with_its_socket)
 	int family, i;
 	uint32_t id;
 
-	owner = kpm_socket(&family);
+	owner = kpm_nl_socket(&family);
 	ASSERT_NE(NULL, owner);
 	ASSERT_EQ(0, session_new(owner, family, NULL, 0, 10 * MS, 16, &r));
 	id = r.id;
@@ -535,7 +431,7 @@ TEST_F(kpm, session_dies_with_its_socket)
 			break;
 		sleep_ms(10);
 	}
-	EXPECT_EQ(-ENOENT, r.err);
+	EXPECT_EQ(-ENOENT, r.ack.err);
 }
 
 TEST_F(kpm, unprivileged_user_is_refused)
@@ -556,11 +452,11 @@ TEST_F(kpm, unprivileged_user_is_refused)
 
 		if (setresgid(65534, 65534, 65534) || setresuid(65534, 65534, 65534))
 			_exit(100);
-		sk = kpm_socket(&family);
+		sk = kpm_nl_socket(&family);
 		if (!sk || family < 0)
 			_exit(101);
 		fails += session_new(sk, family, NULL, 0, 10 * MS, 16, &r) != -EPERM;
-		fails += !strstr(r.msg, "CAP_NET_ADMIN");
+		fails += !strstr(r.ack.msg, "CAP_NET_ADMIN");
 		fails += session_id_op(sk, family, KSFT_PERFMON_CMD_SESSION_DEL,
 				       id, &r) != -EPERM;
 		/* another's session is invisible */
@@ -727,7 +623,7 @@ FIXTURE(veth) {
 
 FIXTURE_SETUP(veth)
 {
-	self->sk = kpm_socket(&self->family);
+	self->sk = kpm_nl_socket(&self->family);
 	ASSERT_NE(NULL, self->sk);
 	ASSERT_LT(0, self->family);
 	sh("ip link del kpm0 2>/dev/null");
@@ -769,14 +665,14 @@ TEST_F(veth, netdev_counters_equal_sysfs)
 	for (d = 0; d < 2; d++) {
 		EXPECT_EQ(ifindex[d], ss.s[0].ifindex[d]);
 		EXPECT_FALSE(ss.s[0].gone[d]);
-		for (i = 0; i < NR_DEV_STATS; i++) {
+		for (i = 0; i < KPM_DEV_NR_STATS; i++) {
 			bool found;
-			uint64_t v = sysfs_stat(names[d], dev_stat_names[i], &found);
+			uint64_t v = sysfs_stat(names[d], kpm_dev_stat_names[i], &found);
 
 			if (!found)
 				continue;
 			EXPECT_EQ(v, ss.s[0].stats[d][i])
-				TH_LOG("%s %s", names[d], dev_stat_names[i]);
+				TH_LOG("%s %s", names[d], kpm_dev_stat_names[i]);
 			compared++;
 		}
 	}

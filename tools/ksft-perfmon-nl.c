@@ -22,12 +22,9 @@
 
 #include <linux/genetlink.h>
 #include <linux/ksft_perfmon.h>
-#include <linux/netlink.h>
-#include <netlink/genl/ctrl.h>
-#include <netlink/genl/genl.h>
-#include <netlink/msg.h>
 
 #include "json.h"
+#include "nl.h"
 
 #define PROG "ksft-perfmon-nl"
 
@@ -65,12 +62,6 @@ static uint64_t now_ns(void)
 struct kpm_nl {
 	struct nl_sock *sk;
 	int family;
-	const char *op;			/* for error messages */
-	struct nl_msg *req;		/* to name the attribute extack points at */
-	const char *const *attr_names;	/* of req's attribute set */
-	unsigned int nr_attr_names;
-	int err;
-	bool done;	/* the ACK, the end of the dump or an error came */
 };
 
 static const char *const session_attr_names[] = {
@@ -85,134 +76,53 @@ static const char *const sample_attr_names[] = {
 	[KSFT_PERFMON_A_SAMPLE_CURSOR] = "cursor",
 };
 
-/* The extended ACK of an error: the kernel's message and the attribute. */
-static int kpm_nl_error_cb(struct sockaddr_nl *nla, struct nlmsgerr *e,
-			   void *arg)
-{
-	struct nlmsghdr *nlh = (struct nlmsghdr *)((char *)e - NLMSG_HDRLEN);
-	struct nlattr *tb[NLMSGERR_ATTR_MAX + 1] = {};
-	struct kpm_nl *nl = arg;
-	const char *msg = NULL, *attr = NULL;
-	char attr_buf[32];
-	int len, hlen;
-
-	(void)nla;
-	nl->err = e->error;
-	nl->done = true;
-	hlen = sizeof(*e);
-	if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
-		hlen += e->msg.nlmsg_len - NLMSG_HDRLEN;
-	len = nlh->nlmsg_len - NLMSG_HDRLEN - hlen;
-	if ((nlh->nlmsg_flags & NLM_F_ACK_TLVS) && len > 0)
-		nla_parse(tb, NLMSGERR_ATTR_MAX,
-			  (struct nlattr *)((char *)e + hlen), len, NULL);
-
-	if (tb[NLMSGERR_ATTR_MSG])
-		msg = nla_get_string(tb[NLMSGERR_ATTR_MSG]);
-	if (tb[NLMSGERR_ATTR_OFFS] && nl->req) {
-		struct nlmsghdr *req = nlmsg_hdr(nl->req);
-		uint32_t offs = nla_get_u32(tb[NLMSGERR_ATTR_OFFS]);
-
-		if (offs >= NLMSG_HDRLEN + GENL_HDRLEN &&
-		    offs + NLA_HDRLEN <= req->nlmsg_len) {
-			struct nlattr *a = (struct nlattr *)((char *)req + offs);
-			unsigned int type = nla_type(a);
-
-			if (type < nl->nr_attr_names && nl->attr_names[type])
-				attr = nl->attr_names[type];
-			else
-				attr = (snprintf(attr_buf, sizeof(attr_buf),
-						 "%u", type), attr_buf);
-		}
-	}
-
-	fprintf(stderr, PROG ": %s: %s", nl->op, strerror(-e->error));
-	if (msg)
-		fprintf(stderr, ": kernel reports: %s", msg);
-	if (attr)
-		fprintf(stderr, " (attribute %s)", attr);
-	fputc('\n', stderr);
-	return NL_STOP;
-}
-
-static int kpm_nl_done_cb(struct nl_msg *msg, void *arg)
-{
-	struct kpm_nl *nl = arg;
-
-	(void)msg;
-	nl->done = true;
-	return NL_STOP;
-}
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 static void kpm_nl_open(struct kpm_nl *nl)
 {
-	int one = 1;
-
-	nl->sk = nl_socket_alloc();
+	nl->sk = kpm_nl_socket(&nl->family);
 	if (!nl->sk)
-		die("out of memory");
-	if (genl_connect(nl->sk))
 		die("cannot open a generic netlink socket");
-	/* let the kernel say what is wrong, and not echo our request */
-	setsockopt(nl_socket_get_fd(nl->sk), SOL_NETLINK, NETLINK_EXT_ACK,
-		   &one, sizeof(one));
-	setsockopt(nl_socket_get_fd(nl->sk), SOL_NETLINK, NETLINK_CAP_ACK,
-		   &one, sizeof(one));
-	nl->family = genl_ctrl_resolve(nl->sk, KSFT_PERFMON_FAMILY_NAME);
 	if (nl->family < 0)
 		die("generic netlink family %s not found: is the ksft_perfmon module loaded?",
 		    KSFT_PERFMON_FAMILY_NAME);
 }
 
-static struct nl_msg *kpm_nl_msg(struct kpm_nl *nl, uint8_t cmd, int flags)
+static struct nl_msg *msg_new(struct kpm_nl *nl, uint8_t cmd, int flags)
 {
-	struct nl_msg *msg = nlmsg_alloc();
+	struct nl_msg *msg = kpm_nl_msg(nl->family, cmd, flags);
 
-	if (!msg || !genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, nl->family,
-				 0, flags, cmd, KSFT_PERFMON_FAMILY_VERSION))
+	if (!msg)
 		die("out of memory");
 	return msg;
 }
 
 /*
- * Send @msg and receive until the ACK or the end of the dump, passing each
- * reply to @valid. Returns 0 or the negative errno the kernel reported (and
- * printed).
+ * kpm_nl_talk(), and an error as one line: the errno, the kernel's extack
+ * message and the name of the attribute it points at, looked up in @names.
+ * A socket that fails is fatal; the kernel's negative errno is returned.
  */
-static int kpm_nl_talk(struct kpm_nl *nl, const char *op, struct nl_msg *msg,
-		       const char *const *names, unsigned int nr_names,
-		       nl_recvmsg_msg_cb_t valid, void *arg)
+static int talk(struct kpm_nl *nl, const char *op, struct nl_msg *msg,
+		const char *const *names, unsigned int nr_names,
+		nl_recvmsg_msg_cb_t valid, void *arg)
 {
-	struct nl_cb *cb = nl_cb_alloc(NL_CB_DEFAULT);
-	int err;
+	struct kpm_ack ack;
 
-	if (!cb)
-		die("out of memory");
-	nl->op = op;
-	nl->req = msg;
-	nl->attr_names = names;
-	nl->nr_attr_names = nr_names;
-	nl->err = 0;
-	nl->done = false;
-	nl_cb_err(cb, NL_CB_CUSTOM, kpm_nl_error_cb, nl);
-	nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, kpm_nl_done_cb, nl);
-	nl_cb_set(cb, NL_CB_FINISH, NL_CB_CUSTOM, kpm_nl_done_cb, nl);
-	if (valid)
-		nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, valid, arg);
+	if (!kpm_nl_talk(nl->sk, msg, valid, arg, &ack))
+		return 0;
+	if (!ack.from_kernel)
+		die("%s: %s", op, ack.msg);
 
-	err = nl_send_auto(nl->sk, msg);
-	if (err < 0)
-		die("%s: cannot send: %s", op, nl_geterror(err));
-	/* a reply and its ACK come in separate datagrams */
-	while (!nl->done) {
-		err = nl_recvmsgs(nl->sk, cb);
-		if (err < 0 && !nl->err)
-			die("%s: %s", op, nl_geterror(err));
-	}
-	nl_cb_put(cb);
-	nlmsg_free(msg);
-	nl->req = NULL;
-	return nl->err;
+	fprintf(stderr, PROG ": %s: %s", op, strerror(-ack.err));
+	if (ack.msg[0])
+		fprintf(stderr, ": kernel reports: %s", ack.msg);
+	if (ack.bad_attr >= 0 && (unsigned int)ack.bad_attr < nr_names &&
+	    names[ack.bad_attr])
+		fprintf(stderr, " (attribute %s)", names[ack.bad_attr]);
+	else if (ack.bad_attr >= 0)
+		fprintf(stderr, " (attribute %d)", ack.bad_attr);
+	fputc('\n', stderr);
+	return ack.err;
 }
 
 /* ---- sessions --------------------------------------------------------- */
@@ -238,15 +148,6 @@ static struct nla_policy session_policy[KSFT_PERFMON_A_SESSION_MAX + 1] = {
 	[KSFT_PERFMON_A_SESSION_SAMPLE_SIZE] = { .type = NLA_U32 },
 };
 
-/* NLA_UINT: 4 or 8 bytes */
-static uint64_t nla_get_uint64(const struct nlattr *a)
-{
-	if (!a)
-		return 0;
-	return nla_len(a) == 8 ? nla_get_u64((struct nlattr *)a) :
-				 nla_get_u32((struct nlattr *)a);
-}
-
 static int session_parse(struct nl_msg *msg, struct session *s)
 {
 	struct nlattr *tb[KSFT_PERFMON_A_SESSION_MAX + 1];
@@ -259,7 +160,7 @@ static int session_parse(struct nl_msg *msg, struct session *s)
 			  session_policy) || !tb[KSFT_PERFMON_A_SESSION_ID])
 		return -EINVAL;
 	s->id = nla_get_u32(tb[KSFT_PERFMON_A_SESSION_ID]);
-	s->interval = nla_get_uint64(tb[KSFT_PERFMON_A_SESSION_INTERVAL]);
+	s->interval = kpm_nla_get_uint(tb[KSFT_PERFMON_A_SESSION_INTERVAL]);
 	if (tb[KSFT_PERFMON_A_SESSION_RING_SIZE])
 		s->ring_size = nla_get_u32(tb[KSFT_PERFMON_A_SESSION_RING_SIZE]);
 	if (tb[KSFT_PERFMON_A_SESSION_CPUS])
@@ -267,9 +168,9 @@ static int session_parse(struct nl_msg *msg, struct session *s)
 	if (tb[KSFT_PERFMON_A_SESSION_SAMPLE_SIZE])
 		s->sample_size =
 			nla_get_u32(tb[KSFT_PERFMON_A_SESSION_SAMPLE_SIZE]);
-	s->samples = nla_get_uint64(tb[KSFT_PERFMON_A_SESSION_SAMPLES]);
-	s->lost = nla_get_uint64(tb[KSFT_PERFMON_A_SESSION_LOST]);
-	s->cost = nla_get_uint64(tb[KSFT_PERFMON_A_SESSION_COST]);
+	s->samples = kpm_nla_get_uint(tb[KSFT_PERFMON_A_SESSION_SAMPLES]);
+	s->lost = kpm_nla_get_uint(tb[KSFT_PERFMON_A_SESSION_LOST]);
+	s->cost = kpm_nla_get_uint(tb[KSFT_PERFMON_A_SESSION_COST]);
 	nlmsg_for_each_attr(a, nlh, GENL_HDRLEN, rem)
 		if (nla_type(a) == KSFT_PERFMON_A_SESSION_IFINDEX &&
 		    s->ndevs < KSFT_PERFMON_DEVS_MAX)
@@ -288,39 +189,37 @@ static int session_new(struct kpm_nl *nl, const uint32_t *ifindex,
 		       unsigned int ndevs, uint64_t interval, uint32_t ring,
 		       struct session *s)
 {
-	struct nl_msg *msg = kpm_nl_msg(nl, KSFT_PERFMON_CMD_SESSION_NEW, 0);
+	struct nl_msg *msg = msg_new(nl, KSFT_PERFMON_CMD_SESSION_NEW, 0);
 	unsigned int i;
 
 	for (i = 0; i < ndevs; i++)
 		NLA_PUT_U32(msg, KSFT_PERFMON_A_SESSION_IFINDEX, ifindex[i]);
 	NLA_PUT_U64(msg, KSFT_PERFMON_A_SESSION_INTERVAL, interval);
 	NLA_PUT_U32(msg, KSFT_PERFMON_A_SESSION_RING_SIZE, ring);
-	return kpm_nl_talk(nl, "session-new", msg, session_attr_names,
-			   KSFT_PERFMON_A_SESSION_RING_SIZE + 1,
-			   session_one_cb, s);
+	return talk(nl, "session-new", msg, session_attr_names,
+		    ARRAY_SIZE(session_attr_names), session_one_cb, s);
 nla_put_failure:
 	die("out of memory");
 }
 
 static int session_get(struct kpm_nl *nl, uint32_t id, struct session *s)
 {
-	struct nl_msg *msg = kpm_nl_msg(nl, KSFT_PERFMON_CMD_SESSION_GET, 0);
+	struct nl_msg *msg = msg_new(nl, KSFT_PERFMON_CMD_SESSION_GET, 0);
 
 	NLA_PUT_U32(msg, KSFT_PERFMON_A_SESSION_ID, id);
-	return kpm_nl_talk(nl, "session-get", msg, session_attr_names,
-			   KSFT_PERFMON_A_SESSION_RING_SIZE + 1,
-			   session_one_cb, s);
+	return talk(nl, "session-get", msg, session_attr_names,
+		    ARRAY_SIZE(session_attr_names), session_one_cb, s);
 nla_put_failure:
 	die("out of memory");
 }
 
 static int session_del(struct kpm_nl *nl, uint32_t id)
 {
-	struct nl_msg *msg = kpm_nl_msg(nl, KSFT_PERFMON_CMD_SESSION_DEL, 0);
+	struct nl_msg *msg = msg_new(nl, KSFT_PERFMON_CMD_SESSION_DEL, 0);
 
 	NLA_PUT_U32(msg, KSFT_PERFMON_A_SESSION_ID, id);
-	return kpm_nl_talk(nl, "session-del", msg, session_attr_names,
-			   KSFT_PERFMON_A_SESSION_RING_SIZE + 1, NULL, NULL);
+	return talk(nl, "session-del", msg, session_attr_names,
+		    ARRAY_SIZE(session_attr_names), NULL, NULL);
 nla_put_failure:
 	die("out of memory");
 }
@@ -329,19 +228,6 @@ nla_put_failure:
 
 enum { T_USER, T_NICE, T_SYSTEM, T_IDLE, T_IOWAIT, T_IRQ, T_SOFTIRQ, T_STEAL,
        T_GUEST, T_GUEST_NICE, T_NR };
-
-#define DEV_NR_STATS (KSFT_PERFMON_A_DEV_STATS_MAX - \
-		      KSFT_PERFMON_A_DEV_STATS_GONE)
-
-static const char *const dev_stat_names[DEV_NR_STATS] = {
-	"rx_packets", "tx_packets", "rx_bytes", "tx_bytes", "rx_errors",
-	"tx_errors", "rx_dropped", "tx_dropped", "multicast", "collisions",
-	"rx_length_errors", "rx_over_errors", "rx_crc_errors",
-	"rx_frame_errors", "rx_fifo_errors", "rx_missed_errors",
-	"tx_aborted_errors", "tx_carrier_errors", "tx_fifo_errors",
-	"tx_heartbeat_errors", "tx_window_errors", "rx_compressed",
-	"tx_compressed", "rx_nohandler", "rx_otherhost_dropped",
-};
 
 #define DEV_STAT(name) (KSFT_PERFMON_A_DEV_STATS_ ## name - \
 			KSFT_PERFMON_A_DEV_STATS_RX_PACKETS)
@@ -356,7 +242,7 @@ struct dev_stats {
 	bool present;
 	bool gone;
 	uint32_t ifindex;
-	uint64_t v[DEV_NR_STATS];
+	uint64_t v[KPM_DEV_NR_STATS];
 };
 
 struct sample {
@@ -430,7 +316,7 @@ static void parse_cpu(struct drain *d, struct nlattr *nest)
 	c->present = true;
 	c->online = !!tb[KSFT_PERFMON_A_CPU_STATS_ONLINE];
 	for (i = 0; i < T_NR; i++)
-		c->t[i] = nla_get_uint64(tb[KSFT_PERFMON_A_CPU_STATS_USER + i]);
+		c->t[i] = kpm_nla_get_uint(tb[KSFT_PERFMON_A_CPU_STATS_USER + i]);
 }
 
 static void parse_dev(struct drain *d, struct nlattr *nest)
@@ -448,8 +334,8 @@ static void parse_dev(struct drain *d, struct nlattr *nest)
 	ds->present = true;
 	ds->ifindex = nla_get_u32(tb[KSFT_PERFMON_A_DEV_STATS_IFINDEX]);
 	ds->gone = !!tb[KSFT_PERFMON_A_DEV_STATS_GONE];
-	for (i = 0; i < DEV_NR_STATS; i++)
-		ds->v[i] = nla_get_uint64(tb[KSFT_PERFMON_A_DEV_STATS_RX_PACKETS + i]);
+	for (i = 0; i < KPM_DEV_NR_STATS; i++)
+		ds->v[i] = kpm_nla_get_uint(tb[KSFT_PERFMON_A_DEV_STATS_RX_PACKETS + i]);
 }
 
 static int sample_msg_cb(struct nl_msg *msg, void *arg)
@@ -464,7 +350,7 @@ static int sample_msg_cb(struct nl_msg *msg, void *arg)
 	if (genlmsg_parse(nlh, 0, tb, KSFT_PERFMON_A_SAMPLE_MAX, NULL) ||
 	    !tb[KSFT_PERFMON_A_SAMPLE_SEQ] || !tb[KSFT_PERFMON_A_SAMPLE_TIME])
 		die("malformed sample from the kernel");
-	seq = nla_get_uint64(tb[KSFT_PERFMON_A_SAMPLE_SEQ]);
+	seq = kpm_nla_get_uint(tb[KSFT_PERFMON_A_SAMPLE_SEQ]);
 
 	/* a sample split over several messages keeps its seq */
 	if (!d->have || d->cur.seq != seq) {
@@ -472,11 +358,11 @@ static int sample_msg_cb(struct nl_msg *msg, void *arg)
 		memset(d->cur.cpu, 0, d->s->cpus * sizeof(*d->cur.cpu));
 		d->cur.ndevs = 0;
 		d->cur.seq = seq;
-		d->cur.time = nla_get_uint64(tb[KSFT_PERFMON_A_SAMPLE_TIME]);
+		d->cur.time = kpm_nla_get_uint(tb[KSFT_PERFMON_A_SAMPLE_TIME]);
 		d->have = true;
 	}
 	if (tb[KSFT_PERFMON_A_SAMPLE_COST])
-		d->cur.cost = nla_get_uint64(tb[KSFT_PERFMON_A_SAMPLE_COST]);
+		d->cur.cost = kpm_nla_get_uint(tb[KSFT_PERFMON_A_SAMPLE_COST]);
 	nlmsg_for_each_attr(a, nlh, GENL_HDRLEN, rem) {
 		if (nla_type(a) == KSFT_PERFMON_A_SAMPLE_CPU)
 			parse_cpu(d, a);
@@ -489,14 +375,14 @@ static int sample_msg_cb(struct nl_msg *msg, void *arg)
 /* Read every sample from the cursor on. */
 static int drain(struct kpm_nl *nl, struct drain *d)
 {
-	struct nl_msg *msg = kpm_nl_msg(nl, KSFT_PERFMON_CMD_SAMPLE_GET,
+	struct nl_msg *msg = msg_new(nl, KSFT_PERFMON_CMD_SAMPLE_GET,
 					NLM_F_DUMP);
 	int err;
 
 	NLA_PUT_U32(msg, KSFT_PERFMON_A_SAMPLE_SESSION_ID, d->s->id);
 	NLA_PUT_U64(msg, KSFT_PERFMON_A_SAMPLE_CURSOR, d->cursor);
-	err = kpm_nl_talk(nl, "sample-get", msg, sample_attr_names,
-			  KSFT_PERFMON_A_SAMPLE_CURSOR + 1, sample_msg_cb, d);
+	err = talk(nl, "sample-get", msg, sample_attr_names,
+		    ARRAY_SIZE(sample_attr_names), sample_msg_cb, d);
 	drain_flush(d);
 	return err;
 nla_put_failure:
@@ -589,7 +475,7 @@ struct record {
 	bool have_base;
 	struct sample base;	/* the first sample: "since the start" */
 	struct sample prev;	/* for cpu.utilization */
-	uint64_t nic_last[KSFT_PERFMON_DEVS_MAX][DEV_NR_STATS];
+	uint64_t nic_last[KSFT_PERFMON_DEVS_MAX][KPM_DEV_NR_STATS];
 	bool nic_seen[KSFT_PERFMON_DEVS_MAX];
 	unsigned long long clamped;	/* counters that went backwards */
 	bool bad_output;
@@ -1034,20 +920,19 @@ static int do_show(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	kpm_nl_open(&nl);
-	return kpm_nl_talk(&nl, "session-get",
-			   kpm_nl_msg(&nl, KSFT_PERFMON_CMD_SESSION_GET,
-				      NLM_F_DUMP),
-			   session_attr_names, 0, show_cb, NULL) ?
-		EXIT_ERROR : 0;
+	return talk(&nl, "session-get",
+		    msg_new(&nl, KSFT_PERFMON_CMD_SESSION_GET, NLM_F_DUMP),
+		    session_attr_names, ARRAY_SIZE(session_attr_names),
+		    show_cb, NULL) ? EXIT_ERROR : 0;
 }
 
 /*
  * The keys of a netdev in dump: its counters, then "gone" and "ifindex";
  * dev_key_order lists them in sort_keys order (set up by do_dump()).
  */
-#define DEV_KEY_GONE	DEV_NR_STATS
-#define DEV_KEY_IFINDEX	(DEV_NR_STATS + 1)
-#define DEV_NR_KEYS	(DEV_NR_STATS + 2)
+#define DEV_KEY_GONE	KPM_DEV_NR_STATS
+#define DEV_KEY_IFINDEX	(KPM_DEV_NR_STATS + 1)
+#define DEV_NR_KEYS	(KPM_DEV_NR_STATS + 2)
 static int dev_key_order[DEV_NR_KEYS];
 
 static const char *dev_key_name(int k)
@@ -1056,7 +941,7 @@ static const char *dev_key_name(int k)
 		return "gone";
 	if (k == DEV_KEY_IFINDEX)
 		return "ifindex";
-	return dev_stat_names[k];
+	return kpm_dev_stat_names[k];
 }
 
 static int cmp_dev_key(const void *a, const void *b)
@@ -1128,7 +1013,7 @@ static void dump_sample(struct drain *d, const struct sample *smp)
 				jw_key(&w, "ifindex");
 				jw_uint(&w, ds->ifindex);
 			} else if (!ds->gone) {
-				jw_key(&w, dev_stat_names[k]);
+				jw_key(&w, kpm_dev_stat_names[k]);
 				jw_uint(&w, ds->v[k]);
 			}
 		}
@@ -1214,7 +1099,7 @@ static void usage(FILE *f)
 	size_t i;
 
 	fprintf(f, "usage: " PROG " COMMAND [OPTIONS]\n\ncommands:\n");
-	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(cmds); i++)
 		fprintf(f, "  %-8s %s\n", cmds[i].name, cmds[i].help);
 	fprintf(f, "\n'" PROG " COMMAND --help' describes the options of COMMAND.\n");
 }
@@ -1231,7 +1116,7 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
-	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(cmds); i++)
 		if (!strcmp(argv[1], cmds[i].name))
 			return cmds[i].fn(argc - 1, argv + 1);
 	fprintf(stderr, PROG ": unknown command '%s'\n", argv[1]);

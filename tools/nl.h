@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Talking to the ksft_perfmon family with libnl-genl-3: what the tool and
+ * the selftests share.
+ */
+#ifndef KPM_NL_H
+#define KPM_NL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <linux/ksft_perfmon.h>
+#include <netlink/genl/genl.h>
+#include <netlink/msg.h>
+
+/* The counters of a netdev in the order of their attributes. */
+#define KPM_DEV_NR_STATS (KSFT_PERFMON_A_DEV_STATS_MAX - \
+			  KSFT_PERFMON_A_DEV_STATS_GONE)
+extern const char *const kpm_dev_stat_names[KPM_DEV_NR_STATS];
+
+/* What the ACK of a request said. */
+struct kpm_ack {
+	int err;		/* 0 or a negative errno */
+	bool from_kernel;	/* err came in the ACK, not from the socket */
+	char msg[256];		/* extack message, or why the socket failed */
+	int bad_attr;		/* attribute type extack points at, or -1 */
+	int miss_attr;		/* type of a missing attribute, or -1 */
+};
+
+/*
+ * A generic netlink socket with extended ACKs, and the family's id in
+ * @family (negative when the module is not loaded). NULL on failure.
+ */
+struct nl_sock *kpm_nl_socket(int *family);
+
+/* A request of @cmd; NULL when out of memory. */
+struct nl_msg *kpm_nl_msg(int family, uint8_t cmd, int flags);
+
+/*
+ * Send @msg (and free it), pass each reply to @valid, and receive until the
+ * ACK, the end of the dump or an error. Returns @ack->err.
+ */
+int kpm_nl_talk(struct nl_sock *sk, struct nl_msg *msg,
+		nl_recvmsg_msg_cb_t valid, void *arg, struct kpm_ack *ack);
+
+/* The value of an NLA_UINT attribute (4 or 8 bytes); 0 when absent. */
+uint64_t kpm_nla_get_uint(const struct nlattr *a);
+
+#endif
