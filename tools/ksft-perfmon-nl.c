@@ -476,7 +476,6 @@ struct record {
 	struct sample base;	/* the first sample: "since the start" */
 	struct sample prev;	/* for cpu.utilization */
 	uint64_t nic_last[KSFT_PERFMON_DEVS_MAX][KPM_DEV_NR_STATS];
-	bool nic_seen[KSFT_PERFMON_DEVS_MAX];
 	unsigned long long clamped;	/* counters that went backwards */
 	bool bad_output;
 };
@@ -484,7 +483,8 @@ struct record {
 static void obs_start(struct record *r, struct jw *w, enum metric m,
 		      const char *shape, const struct sample *smp)
 {
-	double t = ((double)smp->time - (double)r->time_base) / NSEC_PER_SEC;
+	/* exact in integers; negative when the base is after the sample */
+	double t = (double)(int64_t)(smp->time - r->time_base) / NSEC_PER_SEC;
 
 	jw_init(w, r->out);
 	fputs("# ktap-metric-json: ", r->out);
