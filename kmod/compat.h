@@ -1,13 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Kernel API differences between the kernels ksft_perfmon supports.
- * Each shim names the change it covers; delete it with the oldest kernel
- * that needs it.
+ * Kernel API differences between the kernels ksft_perfmon supports (6.12
+ * and later). Each shim names the change it covers; delete it with the
+ * oldest kernel that needs it.
+ *
+ * Needing no shim since 6.12: genetlink split ops (6.2), genl_info_dump()
+ * (6.6) and NLA_UINT (6.6), which the generated netlink-gen.c relies on.
  */
 #ifndef _KSFT_PERFMON_COMPAT_H
 #define _KSFT_PERFMON_COMPAT_H
 
 #include <linux/hrtimer.h>
+#include <linux/kernel_stat.h>
+#include <linux/tick.h>
 #include <linux/version.h>
 
 /*
@@ -26,6 +31,33 @@ kpm_hrtimer_setup(struct hrtimer *timer,
 }
 #else
 #define kpm_hrtimer_setup hrtimer_setup
+#endif
+
+/*
+ * kcpustat_cpu_fetch() returns the NOHZ idle and iowait time of a CPU itself
+ * since "tick/sched: Consolidate idle time fetching APIs" (checked in 7.2
+ * and 7.3), which also dropped get_idle_time() from /proc/stat. Before it,
+ * /proc/stat took an online CPU's idle and iowait time from the NOHZ
+ * accounting, in microseconds, as this shim does; get_cpu_*_time_us()
+ * return -1 when NOHZ is off.
+ */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(7, 2, 0)
+static inline void kpm_kcpustat_fetch(struct kernel_cpustat *kcs, int cpu)
+{
+	u64 us;
+
+	kcpustat_cpu_fetch(kcs, cpu);
+	if (!cpu_online(cpu))
+		return;
+	us = get_cpu_idle_time_us(cpu, NULL);
+	if (us != -1ULL)
+		kcs->cpustat[CPUTIME_IDLE] = us * NSEC_PER_USEC;
+	us = get_cpu_iowait_time_us(cpu, NULL);
+	if (us != -1ULL)
+		kcs->cpustat[CPUTIME_IOWAIT] = us * NSEC_PER_USEC;
+}
+#else
+#define kpm_kcpustat_fetch kcpustat_cpu_fetch
 #endif
 
 #endif /* _KSFT_PERFMON_COMPAT_H */

@@ -8,37 +8,9 @@
 #include <linux/cpumask.h>
 #include <linux/kernel_stat.h>
 #include <linux/netdevice.h>
-#include <linux/tick.h>
 
+#include "compat.h"
 #include "kpm.h"
-
-/*
- * Idle and iowait as /proc/stat computes them (fs/proc/stat.c,
- * get_idle_time() and get_iowait_time(), which are not exported): with
- * NOHZ the tick does not account idle time, so take it from the NOHZ idle
- * accounting of an online CPU; it has microsecond resolution.
- */
-static u64 kpm_idle_time(const struct kernel_cpustat *kcs, int cpu)
-{
-	u64 us = -1ULL;
-
-	if (cpu_online(cpu))
-		us = get_cpu_idle_time_us(cpu, NULL);
-	if (us == -1ULL)
-		return kcs->cpustat[CPUTIME_IDLE];
-	return us * NSEC_PER_USEC;
-}
-
-static u64 kpm_iowait_time(const struct kernel_cpustat *kcs, int cpu)
-{
-	u64 us = -1ULL;
-
-	if (cpu_online(cpu))
-		us = get_cpu_iowait_time_us(cpu, NULL);
-	if (us == -1ULL)
-		return kcs->cpustat[CPUTIME_IOWAIT];
-	return us * NSEC_PER_USEC;
-}
 
 static void kpm_sample_cpus(struct kpm_session *s, struct kpm_sample *smp)
 {
@@ -50,12 +22,13 @@ static void kpm_sample_cpus(struct kpm_session *s, struct kpm_sample *smp)
 		struct kernel_cpustat kcs;
 		const u64 *t = kcs.cpustat;
 
-		kcpustat_cpu_fetch(&kcs, cpu);
+		/* as /proc/stat reads them, idle and iowait NOHZ-aware */
+		kpm_kcpustat_fetch(&kcs, cpu);
 		cs->time[KPM_CPU_USER] = t[CPUTIME_USER];
 		cs->time[KPM_CPU_NICE] = t[CPUTIME_NICE];
 		cs->time[KPM_CPU_SYSTEM] = t[CPUTIME_SYSTEM];
-		cs->time[KPM_CPU_IDLE] = kpm_idle_time(&kcs, cpu);
-		cs->time[KPM_CPU_IOWAIT] = kpm_iowait_time(&kcs, cpu);
+		cs->time[KPM_CPU_IDLE] = t[CPUTIME_IDLE];
+		cs->time[KPM_CPU_IOWAIT] = t[CPUTIME_IOWAIT];
 		cs->time[KPM_CPU_IRQ] = t[CPUTIME_IRQ];
 		cs->time[KPM_CPU_SOFTIRQ] = t[CPUTIME_SOFTIRQ];
 		cs->time[KPM_CPU_STEAL] = t[CPUTIME_STEAL];
