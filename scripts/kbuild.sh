@@ -1,0 +1,37 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Build the module against one kernel's build tree, in a directory of its
+# own (build/NAME), so that the kernels of the matrix do not share objects:
+# Kbuild puts them next to the sources and 6.12 has no MO=. W=1, and any
+# warning fails the build; --sparse runs sparse (scripts/sparse.sh) over
+# every file (C=2) too, and fails if Kbuild finds it unfit and skips it.
+#
+# usage: kbuild.sh [--sparse] KDIR NAME
+
+set -euo pipefail
+
+sparse=()
+if [ "${1:-}" = --sparse ]; then
+	sparse=(C=2 CHECK="$("$(dirname "$0")/sparse.sh")")
+	shift
+fi
+[ $# -eq 2 ] || { sed -n 's/^# usage: //p' "$0" >&2; exit 2; }
+kdir=$1
+top=$(cd "$(dirname "$0")/.." && pwd)
+out=$top/build/$2
+
+mkdir -p "$out"
+# refresh the copy; unchanged files keep their time, so rebuilds are
+# incremental
+(cd "$top" && tar -cf - Kbuild kmod/*.[ch] uapi/linux/*.h) |
+	(cd "$out" && tar -xf - --keep-newer-files 2>/dev/null || true)
+[ ${#sparse[@]} -eq 0 ] || make -s -C "$kdir" M="$out" clean
+log=$(make -C "$kdir" M="$out" W=1 "${sparse[@]}" modules 2>&1) || {
+	echo "$log"
+	exit 1
+}
+echo "$log" | grep -v -E '^make(\[[0-9]+\])?: (Entering|Leaving)' || true
+# "C=2 specified, but sparse is not available or not up to date" is a
+# warning too
+! echo "$log" | grep -q -E 'warning|error|specified, but'
