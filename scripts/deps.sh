@@ -2,14 +2,17 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Install what building and testing need, from Debian's archive: the 6.12
-# kernel (image, headers, source), QEMU, busybox, libnl, iperf3 and the
-# Python modules of the kernel's YNL generator. Installs only what is
-# missing, so a second run costs a few dpkg queries.
+# kernels (generic and PREEMPT_RT: image, headers; the source), what
+# building the 7.3 debug kernel takes, QEMU, busybox, libnl, iperf3, sparse
+# and the Python modules of the kernel's YNL generator. Installs only what
+# is missing, so a second run costs a few dpkg queries. (The 7.3 source
+# comes from trixie-backports: scripts/debug-kernel.sh fetches it.)
 
 set -euo pipefail
 
 pkgs=(linux-image-6.12-amd64 linux-headers-6.12-amd64 linux-source-6.12
-      qemu-system-x86 busybox-static libnl-genl-3-dev libnl-3-dev
+      linux-image-6.12-rt-amd64 linux-headers-6.12-rt-amd64
+      bc bison flex libelf-dev libssl-dev sparse qemu-system-x86 busybox-static libnl-genl-3-dev libnl-3-dev
       pkg-config iperf3 python3 python3-yaml python3-jsonschema
       iproute2 kmod cpio xz-utils gcc make)
 

@@ -1,25 +1,59 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Where things of the Debian 6.12 kernel are on this machine.
-#   kernel.sh version    the newest 6.12 image that has its headers
-#   kernel.sh source     the unpacked parts of linux-source-6.12 (cached)
-#   kernel.sh selftests  the kselftest directory in there
+# The kernels of the test matrix and where their parts are on this machine.
+#   kernel.sh list        the default matrix: 6.12 6.12-rt 7.3-debug
+#   kernel.sh env NAME    shell assignments for one of them: kver, image,
+#                         modules (the guest's module tree), kdir (to build
+#                         the module against), mem and timeout for QEMU;
+#                         builds the debug kernel if it is not cached
+#   kernel.sh version     the newest Debian 6.12 image that has its headers
+#   kernel.sh source      the unpacked parts of linux-source-6.12 (cached)
+#   kernel.sh selftests   the kselftest directory in there
 
 set -euo pipefail
 
 cache=${KPM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ksft_perfmon}
 
-version() {
-	local v
-	for v in $(ls /boot/vmlinuz-6.12.*-amd64 2>/dev/null | sed 's|/boot/vmlinuz-||' | sort -Vr); do
+matrix="6.12 6.12-rt 7.3-debug"
+
+version() {	# [FLAVOUR]: "" for the generic kernel, "rt" for PREEMPT_RT
+	local flavour=${1:+$1-} v
+	for v in $(ls /boot/vmlinuz-6.12.*-amd64 2>/dev/null |
+		   sed -n "s|^/boot/vmlinuz-\(6\.12\.[0-9]*+deb[0-9]*-${flavour}amd64\)$|\1|p" |
+		   sort -Vr); do
 		if [ -d "/usr/src/linux-headers-$v" ] && [ -d "/lib/modules/$v/kernel" ]; then
 			echo "$v"
 			return
 		fi
 	done
-	echo "kernel.sh: no Debian 6.12 kernel with headers; run scripts/deps.sh" >&2
+	echo "kernel.sh: no Debian 6.12 ${flavour}kernel with headers; run scripts/deps.sh" >&2
 	exit 1
+}
+
+# a Debian kernel: its image, modules and headers
+debian_env() {	# FLAVOUR MEM TIMEOUT
+	local v
+	v=$(version "$1")
+	echo "kver=$v image=/boot/vmlinuz-$v modules=/lib/modules/$v"
+	echo "kdir=/usr/src/linux-headers-$v mem=$2 timeout=$3"
+}
+
+# KASAN and lockdep slow the guest down several times, and KASAN's shadow
+# takes an eighth of the memory
+kernel_env() {	# NAME
+	local dir
+	case "$1" in
+	6.12) debian_env "" 2048 900 ;;
+	6.12-rt) debian_env rt 2048 900 ;;
+	7.3-debug)
+		dir=$("$(dirname "$0")/debug-kernel.sh" build)
+		echo "kver=$(cat "$dir/include/config/kernel.release")"
+		echo "image=$dir/arch/x86/boot/bzImage"
+		echo "modules=$dir/mods/lib/modules/$(cat "$dir/include/config/kernel.release")"
+		echo "kdir=$dir mem=4096 timeout=3600" ;;
+	*) echo "kernel.sh: unknown kernel '$1' (known: $matrix)" >&2; exit 2 ;;
+	esac
 }
 
 # The parts of the kernel source the build and tests use, unpacked once
@@ -46,8 +80,10 @@ source_dir() {
 }
 
 case "${1:-}" in
+list) echo "$matrix" ;;
+env) kernel_env "${2:-}" ;;
 version) version ;;
 source) source_dir ;;
 selftests) echo "$(source_dir)/tools/testing/selftests" ;;
-*) echo "usage: kernel.sh version|source|selftests" >&2; exit 2 ;;
+*) echo "usage: kernel.sh list|env NAME|version|source|selftests" >&2; exit 2 ;;
 esac

@@ -4,9 +4,19 @@
 # The part of the suite that runs in the guest: loads the module, runs the
 # netlink tests and the two-host test, unloads the module. Every result is
 # a line "KPM-RESULT: pass|fail|skip NAME" for selftests/run.sh to count.
+# On a kernel with kmemleak, a last result says whether a scan after the
+# final rmmod found a leak the module allocated.
+#
+# usage: guest.sh [MODULE]    (default: ./ksft_perfmon.ko)
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
+ko=${1:-./ksft_perfmon.ko}
+export KPM_MODULE=$ko
+kmemleak=/sys/kernel/debug/kmemleak
+# every place the module was loaded at, for kmemleak_attribution.py
+export KPM_MODULE_RANGES=/var/tmp/kpm-module-ranges
+: > "$KPM_MODULE_RANGES"
 
 # KTAP "ok N name" / "not ok N name [# SKIP]" lines into results
 results() {
@@ -43,17 +53,39 @@ run() {
 	fi
 }
 
-step module.insmod insmod ./ksft_perfmon.ko
+# insmod that notes where the module's memory is: after rmmod, kmemleak
+# can only print the return addresses of its frames
+kpm_insmod() {
+	insmod "$KPM_MODULE" "$@" || return
+	grep '^ksft_perfmon ' /proc/modules >> "$KPM_MODULE_RANGES"
+}
+export -f kpm_insmod
+
+# objects allocated before the tests are not ours
+[ -w "$kmemleak" ] && echo clear > "$kmemleak"
+
+step module.insmod kpm_insmod
 run nl selftests/ksft_perfmon_nl_test
 run e2e selftests/e2e_two_hosts.sh
 step module.rmmod rmmod ksft_perfmon
 # a load-time session, and rmmod while it samples
 step module.param_session bash -c '
-	insmod ./ksft_perfmon.ko ifindex=1 interval_ms=10 &&
+	kpm_insmod ifindex=1 interval_ms=10 &&
 	sleep 0.2 &&
 	grep -q "^1 10000000 128 .* 1$" /sys/kernel/debug/ksft_perfmon/sessions &&
 	rmmod ksft_perfmon'
 step tool.dump_is_sorted_json bash -c '
-	insmod ./ksft_perfmon.ko ifindex=1 interval_ms=20 && sleep 0.2 &&
+	kpm_insmod ifindex=1 interval_ms=20 && sleep 0.2 &&
 	tools/ksft-perfmon-nl dump --id 1 | python3 selftests/check_dump.py &&
 	rmmod ksft_perfmon'
+
+# kmemleak reports an object once it has been unreferenced for a full scan
+# after its minimum age (5 s); scan twice and read what the module left.
+if [ -w "$kmemleak" ]; then
+	sleep 6
+	echo scan > "$kmemleak"
+	echo scan > "$kmemleak"
+	step kmemleak.no_module_leak \
+		/usr/bin/python3 selftests/kmemleak_attribution.py \
+		"$kmemleak" "$KPM_MODULE_RANGES"
+fi

@@ -1,11 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The whole suite: host-side checks, then the module's tests in Debian's
-# 6.12 kernel under QEMU. Ends with "N passed, N failed".
+# The whole suite: host-side checks, then the module's tests in each kernel
+# of the matrix under QEMU. Ends with "N passed, N failed, N skipped".
 #
-# Environment: KPM_KVM=1 uses KVM instead of TCG; KPM_SMP sets the guest's
-# CPUs (default 2).
+# Environment: KERNELS selects kernels of the matrix (default: all of
+# "$(scripts/kernel.sh list)"); KPM_KVM=1 uses KVM instead of TCG; KPM_SMP
+# sets the guest's CPUs (default 2).
 
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -28,22 +29,19 @@ step() {	# NAME COMMAND...
 	if "$@"; then result pass "$name"; else result fail "$name"; fi
 }
 
-kver=$(scripts/kernel.sh version) || exit 1
-echo "kernel: $kver"
+kernels=${KERNELS:-$(scripts/kernel.sh list)}
+for k in $kernels; do
+	case " $(scripts/kernel.sh list) " in
+	*" $k "*) ;;
+	*) echo "run.sh: unknown kernel '$k' in KERNELS (known: $(scripts/kernel.sh list))" >&2
+	   exit 2 ;;
+	esac
+done
+echo "kernels: $kernels"
 
-# W=1: any compiler warning fails
-build_module() {
-	local out
-	out=$(make -s module 2>&1)
-	local rc=$?
-	echo "$out"
-	[ "$rc" -eq 0 ] && ! grep -q "warning:" <<< "$out"
-}
-step build.module_w1_clean build_module
 step build.tools make -s tools selftests
 step check.generated_files_match_spec make -s check-generated
 step check.checkpatch make -s checkpatch
-step check.sparse make -s sparse
 
 echo "== json"
 out=$(mktemp)
@@ -57,23 +55,54 @@ done < <(sed -n 's/^ok [0-9]* /pass /p; s/^not ok [0-9]* /fail /p' "$out")
 [ "$json_rc" -eq 0 ] && result pass json.exit_status || result fail json.exit_status
 rm -f "$out"
 
-echo "== guest: $kver"
-log=$(mktemp)
-scripts/vm.sh --kernel "/boot/vmlinuz-$kver" --modules "/lib/modules/$kver" \
-	--smp "${KPM_SMP:-2}" ${KPM_KVM:+--kvm} -- selftests/guest.sh | tee "$log"
-vm_rc=${PIPESTATUS[0]}
+echo "== kmemleak attribution"
 while read -r status name; do
 	result "$status" "$name"
-done < <(sed -n 's/^KPM-RESULT: \([a-z]*\) \(.*\)$/\1 \2/p' "$log")
-# guest.sh always exits 0: anything else is a kernel report in dmesg
-# (vm-guest.sh) or a guest that did not finish (vm.sh)
-if [ "$vm_rc" -eq 0 ]; then
-	result pass guest.kernel_log_clean
-else
-	result fail guest.kernel_log_clean
-fi
-rm -f "$log"
+done < <(/usr/bin/python3 selftests/kmemleak_attribution_test.py |
+	 tee /dev/stderr | sed -n 's/^ok [0-9]* /pass /p; s/^not ok [0-9]* /fail /p')
 
+# one kernel: build the module against it, sparse, then the guest
+run_kernel() {	# NAME
+	local k=$1 kver image modules kdir mem timeout log vm_rc t0=$SECONDS
+	local env
+	echo "== $k: setting up"
+	if ! env=$(scripts/kernel.sh env "$k"); then
+		result fail "$k/setup"
+		return
+	fi
+	eval "$env"
+	echo "kernel: $kver"
+	step "$k/build.module_w1_clean" scripts/kbuild.sh "$kdir" "$k"
+	step "$k/check.sparse" scripts/kbuild.sh --sparse "$kdir" "$k.sparse"
+	[ -f "build/$k/ksft_perfmon.ko" ] || { result fail "$k/guest"; return; }
+
+	echo "== $k: guest"
+	log=$(mktemp)
+	scripts/vm.sh --kernel "$image" --modules "$modules" --mem "$mem" \
+		--timeout "$timeout" --smp "${KPM_SMP:-2}" ${KPM_KVM:+--kvm} \
+		-- selftests/guest.sh "build/$k/ksft_perfmon.ko" | tee "$log"
+	vm_rc=${PIPESTATUS[0]}
+	while read -r status name; do
+		result "$status" "$k/$name"
+	done < <(sed -n 's/^KPM-RESULT: \([a-z]*\) \(.*\)$/\1 \2/p' "$log")
+	# guest.sh always exits 0: anything else is a kernel report in dmesg
+	# (vm-guest.sh) or a guest that did not finish (vm.sh)
+	if [ "$vm_rc" -eq 0 ]; then
+		result pass "$k/guest.kernel_log_clean"
+	else
+		result fail "$k/guest.kernel_log_clean"
+	fi
+	rm -f "$log"
+	times+=("$k: $((SECONDS - t0)) s")
+}
+
+times=()
+for k in $kernels; do
+	run_kernel "$k"
+done
+
+echo
+printf 'time: %s\n' "${times[@]}"
 echo
 [ ${#failed[@]} -eq 0 ] || printf 'failed: %s\n' "${failed[@]}"
 echo "$pass passed, $fail failed, $skip skipped"
