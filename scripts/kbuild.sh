@@ -27,6 +27,7 @@ mkdir -p "$out"
 (cd "$top" && tar -cf - Kbuild kmod/*.[ch] uapi/linux/*.h) |
 	(cd "$out" && tar -xf - --keep-newer-files 2>/dev/null || true)
 [ ${#sparse[@]} -eq 0 ] || make -s -C "$kdir" M="$out" clean
+rm -f "$out/ksft_perfmon.ko"
 log=$(make -C "$kdir" M="$out" W=1 "${sparse[@]}" modules 2>&1) || {
 	echo "$log"
 	exit 1

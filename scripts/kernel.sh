@@ -5,7 +5,8 @@
 #   kernel.sh list        the default matrix: 6.12 6.12-rt 7.3-debug
 #   kernel.sh env NAME    shell assignments for one of them: kver, image,
 #                         modules (the guest's module tree), kdir (to build
-#                         the module against), mem and timeout for QEMU;
+#                         the module against), and mem, timeout and append
+#                         (kernel command line) for QEMU;
 #                         builds the debug kernel if it is not cached
 #   kernel.sh version     the newest Debian 6.12 image that has its headers
 #   kernel.sh source      the unpacked parts of linux-source-6.12 (cached)
@@ -36,11 +37,13 @@ debian_env() {	# FLAVOUR MEM TIMEOUT
 	local v
 	v=$(version "$1")
 	echo "kver=$v image=/boot/vmlinuz-$v modules=/lib/modules/$v"
-	echo "kdir=/usr/src/linux-headers-$v mem=$2 timeout=$3"
+	echo "kdir=/usr/src/linux-headers-$v mem=$2 timeout=$3 append="
 }
 
 # KASAN and lockdep slow the guest down several times, and KASAN's shadow
-# takes an eighth of the memory
+# takes an eighth of the memory. So slowed down, the ACPI interpreter runs
+# into its loop timeout on the PCI routing table (_PRT) twice, a minute of
+# the boot: acpi=noirq routes PCI interrupts without it.
 kernel_env() {	# NAME
 	local dir
 	case "$1" in
@@ -51,7 +54,7 @@ kernel_env() {	# NAME
 		echo "kver=$(cat "$dir/include/config/kernel.release")"
 		echo "image=$dir/arch/x86/boot/bzImage"
 		echo "modules=$dir/mods/lib/modules/$(cat "$dir/include/config/kernel.release")"
-		echo "kdir=$dir mem=4096 timeout=3600" ;;
+		echo "kdir=$dir mem=4096 timeout=3600 append=acpi=noirq" ;;
 	*) echo "kernel.sh: unknown kernel '$1' (known: $matrix)" >&2; exit 2 ;;
 	esac
 }

@@ -79,6 +79,12 @@ step tool.dump_is_sorted_json bash -c '
 	tools/ksft-perfmon-nl dump --id 1 | python3 selftests/check_dump.py &&
 	rmmod ksft_perfmon'
 
+# lockdep turns itself off after its first report, or when it runs out of
+# room: it must have watched the whole run
+if [ -r /proc/lockdep_stats ]; then
+	step lockdep.still_on grep -Eq '^ *debug_locks: +1$' /proc/lockdep_stats
+fi
+
 # kmemleak reports an object once it has been unreferenced for a full scan
 # after its minimum age (5 s); scan twice and read what the module left.
 if [ -w "$kmemleak" ]; then

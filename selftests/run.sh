@@ -26,7 +26,12 @@ step() {	# NAME COMMAND...
 	local name=$1
 	shift
 	echo "== $name"
-	if "$@"; then result pass "$name"; else result fail "$name"; fi
+	if "$@"; then
+		result pass "$name"
+	else
+		result fail "$name"
+		return 1
+	fi
 }
 
 kernels=${KERNELS:-$(scripts/kernel.sh list)}
@@ -63,8 +68,8 @@ done < <(/usr/bin/python3 selftests/kmemleak_attribution_test.py |
 
 # one kernel: build the module against it, sparse, then the guest
 run_kernel() {	# NAME
-	local k=$1 kver image modules kdir mem timeout log vm_rc t0=$SECONDS
-	local env
+	local k=$1 kver image modules kdir mem timeout append log vm_rc env
+	local t0=$SECONDS t1 t2
 	echo "== $k: setting up"
 	if ! env=$(scripts/kernel.sh env "$k"); then
 		result fail "$k/setup"
@@ -72,14 +77,17 @@ run_kernel() {	# NAME
 	fi
 	eval "$env"
 	echo "kernel: $kver"
-	step "$k/build.module_w1_clean" scripts/kbuild.sh "$kdir" "$k"
+	t1=$SECONDS
 	step "$k/check.sparse" scripts/kbuild.sh --sparse "$kdir" "$k.sparse"
-	[ -f "build/$k/ksft_perfmon.ko" ] || { result fail "$k/guest"; return; }
+	step "$k/build.module_w1_clean" scripts/kbuild.sh "$kdir" "$k" ||
+		{ result fail "$k/guest"; return; }
 
 	echo "== $k: guest"
+	t2=$SECONDS
 	log=$(mktemp)
 	scripts/vm.sh --kernel "$image" --modules "$modules" --mem "$mem" \
-		--timeout "$timeout" --smp "${KPM_SMP:-2}" ${KPM_KVM:+--kvm} \
+		--timeout "$timeout" --append "$append" --smp "${KPM_SMP:-2}" \
+		${KPM_KVM:+--kvm} \
 		-- selftests/guest.sh "build/$k/ksft_perfmon.ko" | tee "$log"
 	vm_rc=${PIPESTATUS[0]}
 	while read -r status name; do
@@ -93,7 +101,7 @@ run_kernel() {	# NAME
 		result fail "$k/guest.kernel_log_clean"
 	fi
 	rm -f "$log"
-	times+=("$k: $((SECONDS - t0)) s")
+	times+=("$k: kernel $((t1 - t0)) s, module and sparse $((t2 - t1)) s, guest $((SECONDS - t2)) s")
 }
 
 times=()
