@@ -63,10 +63,6 @@ echo "$top" > "$work/initrd/tree"
 cat > "$work/initrd/init" <<'INIT'
 #!/bin/busybox sh
 /bin/busybox --install -s /bin
-# the kernel's module autoloading runs /sbin/modprobe in this root
-mkdir -p /sbin
-printf '#!/bin/sh\nexec chroot /root /sbin/modprobe "$@"\n' > /sbin/modprobe
-chmod +x /sbin/modprobe
 mount -t proc proc /proc
 mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev
@@ -94,12 +90,18 @@ tree=$(cat /tree)
 mkdir -p "/root$tree"
 mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=512000 kpmtree "/root$tree"
 cp /cmd /root/tmp/kpm-vm-cmd
-echo "KPM-VM: guest up"
-chroot /root /usr/bin/env -i HOME=/root TERM=dumb \
+cat > /root/tmp/kpm-vm-init <<'RUN'
+/usr/bin/env -i HOME=/root TERM=dumb \
 	PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
 	/bin/bash /tmp/kpm-vm-cmd
 echo "KPM-VM-EXIT: $?"
-poweroff -f
+echo o > /proc/sysrq-trigger
+sleep 60
+RUN
+echo "KPM-VM: guest up"
+# a real root, not a chroot: user namespaces refuse chrooted callers, and
+# the kernel's module autoloading finds the host's /sbin/modprobe
+exec switch_root /root /bin/bash /tmp/kpm-vm-init
 INIT
 chmod +x "$work/initrd/init"
 (cd "$work/initrd" && find . | cpio -o -H newc --quiet | gzip -1) > "$work/initrd.gz"
