@@ -7,12 +7,16 @@
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/if_packet.h>
 #include <net/ethernet.h>
 #include <net/if.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -25,6 +29,12 @@
 #include "nl.h"
 
 #define MS	1000000ULL
+/*
+ * For tests that create and delete netdevs and netns, or loop a thousand
+ * times: under KASAN and lockdep in TCG, on a busy host, they can take
+ * longer than the harness's default 30 s. A limit, not a measurement.
+ */
+#define KPM_SLOW_TIMEOUT 300
 #define MAX_CPUS 512
 
 /* The outcome of one request. */
@@ -434,6 +444,240 @@ TEST_F(kpm, session_dies_with_its_socket)
 	EXPECT_EQ(-ENOENT, r.ack.err);
 }
 
+TEST_F_TIMEOUT(kpm, create_delete_1000_cycles, KPM_SLOW_TIMEOUT)
+{
+	int before = session_count(self->sk, self->family), i, fails = 0;
+	struct res r;
+
+	for (i = 0; i < 1000; i++) {
+		fails += !!session_new(self->sk, self->family, NULL, 0, MS, 2, &r);
+		fails += !!session_id_op(self->sk, self->family,
+					 KSFT_PERFMON_CMD_SESSION_DEL, r.id, &r);
+	}
+	EXPECT_EQ(0, fails);
+	EXPECT_EQ(before, session_count(self->sk, self->family));
+}
+
+/*
+ * 64 sessions, the module's limit, from four processes at once; the 65th
+ * is refused, and the four's sessions die with them.
+ */
+TEST_F_TIMEOUT(kpm, sessions_up_to_the_limit_from_several_processes, KPM_SLOW_TIMEOUT)
+{
+	const int nproc = 4, per = 64 / nproc;
+	int ready[2], go[2], i, status;
+	pid_t pid[4];
+	struct res r;
+	char c;
+
+	ASSERT_EQ(0, session_count(self->sk, self->family));
+	ASSERT_EQ(0, pipe(ready));
+	ASSERT_EQ(0, pipe(go));
+	for (i = 0; i < nproc; i++) {
+		pid[i] = fork();
+		ASSERT_LE(0, pid[i]);
+		if (!pid[i]) {
+			struct nl_sock *sk;
+			int family, j;
+
+			sk = kpm_nl_socket(&family);
+			for (j = 0; sk && j < per; j++)
+				if (session_new(sk, family, NULL, 0, 10 * MS, 16, &r))
+					_exit(1);
+			if (write(ready[1], "r", 1) != 1 ||
+			    read(go[0], &c, 1) != 1)
+				_exit(2);
+			_exit(0);	/* closes the socket */
+		}
+	}
+	for (i = 0; i < nproc; i++)
+		ASSERT_EQ(1, read(ready[0], &c, 1));
+	EXPECT_EQ(64, session_count(self->sk, self->family));
+	EXPECT_EQ(-ENOSPC, session_new(self->sk, self->family, NULL, 0,
+				       10 * MS, 16, &r));
+	EXPECT_STREQ("already 64 sessions, the limit", r.ack.msg);
+	for (i = 0; i < nproc; i++)
+		ASSERT_EQ(1, write(go[1], "g", 1));
+	for (i = 0; i < nproc; i++) {
+		ASSERT_EQ(pid[i], waitpid(pid[i], &status, 0));
+		EXPECT_EQ(0, WEXITSTATUS(status));
+	}
+	for (i = 0; i < 100 && session_count(self->sk, self->family); i++)
+		sleep_ms(10);
+	EXPECT_EQ(0, session_count(self->sk, self->family));
+}
+
+/*
+ * SIGKILL while a sample-get dump is half read: the dump ends with the
+ * socket and the session with it (kmemleak checks the rest on the debug
+ * kernel).
+ */
+TEST_F_TIMEOUT(kpm, killed_in_the_middle_of_a_dump, KPM_SLOW_TIMEOUT)
+{
+	int ready[2], i, status;
+	char buf[4096];
+	struct res r;
+	pid_t pid;
+
+	ASSERT_EQ(0, pipe(ready));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		struct nl_sock *sk;
+		struct nl_msg *msg;
+		int family;
+
+		sk = kpm_nl_socket(&family);
+		if (!sk || session_new(sk, family, NULL, 0, MS, 1024, &r) ||
+		    wait_samples(sk, family, r.id, 50))
+			_exit(1);
+		msg = kpm_nl_msg(family, KSFT_PERFMON_CMD_SAMPLE_GET, NLM_F_DUMP);
+		nla_put_u32(msg, KSFT_PERFMON_A_SAMPLE_SESSION_ID, r.id);
+		/*
+		 * One buffer of the dump, not the rest; the kernel dumps on
+		 * into the socket until its small receive buffer is full.
+		 */
+		if (nl_socket_set_buffer_size(sk, 4096, 0) ||
+		    nl_send_auto(sk, msg) < 0 ||
+		    recv(nl_socket_get_fd(sk), buf, sizeof(buf), 0) <= 0)
+			_exit(2);
+		if (write(ready[1], &r.id, sizeof(r.id)) != sizeof(r.id))
+			_exit(3);
+		pause();
+		_exit(4);
+	}
+	ASSERT_EQ(sizeof(r.id), read(ready[0], &r.id, sizeof(r.id)));
+	ASSERT_EQ(0, session_id_op(self->sk, self->family,
+				   KSFT_PERFMON_CMD_SESSION_GET, r.id, &r));
+	ASSERT_EQ(0, kill(pid, SIGKILL));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFSIGNALED(status));
+	for (i = 0; i < 100; i++) {
+		if (session_id_op(self->sk, self->family,
+				  KSFT_PERFMON_CMD_SESSION_GET, r.id, &r))
+			break;
+		sleep_ms(10);
+	}
+	EXPECT_EQ(-ENOENT, r.ack.err);
+}
+
+/*
+ * A session samples a veth in a netns that is deleted meanwhile. The
+ * owning socket keeps the netns alive, so sampling goes on; once the
+ * socket closes, the netns is torn down with both ends of the veth: the
+ * module kept no reference that would hold them.
+ */
+TEST_F_TIMEOUT(kpm, netns_deleted_while_sampling, KPM_SLOW_TIMEOUT)
+{
+	static struct samples a;
+	int self_ns, other_ns, family, i;
+	struct nl_sock *sk;
+	uint32_t ifindex;
+	struct res r;
+
+	ASSERT_EQ(0, sh("ip netns add kpm-gone && "
+			"ip link add kpm-g0 type veth peer name kpm-g1 && "
+			"ip link set kpm-g0 netns kpm-gone"));
+	self_ns = open("/proc/self/ns/net", O_RDONLY);
+	other_ns = open("/run/netns/kpm-gone", O_RDONLY);
+	ASSERT_LE(0, self_ns);
+	ASSERT_LE(0, other_ns);
+	ASSERT_EQ(0, setns(other_ns, CLONE_NEWNET));
+	sk = kpm_nl_socket(&family);	/* a socket of that netns */
+	ifindex = if_nametoindex("kpm-g0");
+	ASSERT_EQ(0, setns(self_ns, CLONE_NEWNET));
+	close(other_ns);
+	close(self_ns);
+	ASSERT_NE(NULL, sk);
+	ASSERT_NE(0, ifindex);
+
+	ASSERT_EQ(0, session_new(sk, family, &ifindex, 1, MS, 64, &r));
+	ASSERT_EQ(0, wait_samples(sk, family, r.id, 10));
+	ASSERT_EQ(0, sh("ip netns del kpm-gone"));
+	ASSERT_EQ(0, session_id_op(sk, family, KSFT_PERFMON_CMD_SESSION_GET,
+				   r.id, &r));
+	ASSERT_EQ(0, wait_samples(sk, family, r.id, r.samples + 10));
+	ASSERT_EQ(0, sample_get(sk, family, r.id, r.samples - 1, &a, &r));
+	ASSERT_LE(1, a.n);
+	EXPECT_EQ(1, a.s[a.n - 1].ndevs);
+	EXPECT_FALSE(a.s[a.n - 1].gone[0]);
+
+	nl_socket_free(sk);
+	for (i = 0; i < 2000 && if_nametoindex("kpm-g1"); i++)
+		sleep_ms(10);
+	EXPECT_EQ(0, if_nametoindex("kpm-g1"))
+		TH_LOG("the netns outlived its last socket");
+	EXPECT_EQ(0, session_count(self->sk, self->family));
+}
+
+static int write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	int ok;
+
+	if (!f)
+		return -1;
+	ok = fputs(text, f) >= 0;
+	return fclose(f) == 0 && ok ? 0 : -1;
+}
+
+/*
+ * Root in a user namespace of its own, with a netns of its own, samples the
+ * devices of that netns, not those of the initial one, and can neither see
+ * nor delete the sessions of others.
+ */
+TEST_F_TIMEOUT(kpm, userns_root_samples_its_own_netns_only, KPM_SLOW_TIMEOUT)
+{
+	uint32_t init_ifindex, root_id;
+	struct res r;
+	int status;
+	pid_t pid;
+
+	ASSERT_EQ(0, sh("ip link add kpm-u0 type veth peer name kpm-u1"));
+	init_ifindex = if_nametoindex("kpm-u0");
+	ASSERT_EQ(0, session_new(self->sk, self->family, &init_ifindex, 1,
+				 10 * MS, 16, &r));
+	root_id = r.id;
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		uint32_t lo = 1;
+		struct nl_sock *sk;
+		int family, fails = 0;
+
+		/* dumpable again after setresuid(), or /proc/self is root's */
+		if (setresgid(65534, 65534, 65534) ||
+		    setresuid(65534, 65534, 65534) ||
+		    prctl(PR_SET_DUMPABLE, 1))
+			_exit(100);
+		if (unshare(CLONE_NEWUSER) ||
+		    write_file("/proc/self/setgroups", "deny") ||
+		    write_file("/proc/self/uid_map", "0 65534 1") ||
+		    write_file("/proc/self/gid_map", "0 65534 1") ||
+		    unshare(CLONE_NEWNET))
+			_exit(101);
+		sk = kpm_nl_socket(&family);
+		if (!sk || family < 0)
+			_exit(102);
+		fails += session_new(sk, family, &lo, 1, 10 * MS, 16, &r) != 0;
+		fails += session_new(sk, family, &init_ifindex, 1, 10 * MS, 16,
+				     &r) != -ENODEV;
+		fails += session_id_op(sk, family, KSFT_PERFMON_CMD_SESSION_GET,
+				       root_id, &r) != -ENOENT;
+		fails += session_id_op(sk, family, KSFT_PERFMON_CMD_SESSION_DEL,
+				       root_id, &r) != -ENOENT;
+		fails += session_count(sk, family) != 1;
+		_exit(fails);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	EXPECT_EQ(0, session_id_op(self->sk, self->family,
+				   KSFT_PERFMON_CMD_SESSION_DEL, root_id, &r));
+	sh("ip link del kpm-u0");
+}
+
 TEST_F(kpm, unprivileged_user_is_refused)
 {
 	struct res r;
@@ -639,7 +883,7 @@ FIXTURE_TEARDOWN(veth)
 	nl_socket_free(self->sk);
 }
 
-TEST_F(veth, netdev_counters_equal_sysfs)
+TEST_F_TIMEOUT(veth, netdev_counters_equal_sysfs, KPM_SLOW_TIMEOUT)
 {
 	static struct samples ss;
 	uint32_t ifindex[2] = { if_nametoindex("kpm0"), if_nametoindex("kpm1") };
@@ -684,7 +928,7 @@ TEST_F(veth, netdev_counters_equal_sysfs)
 	session_id_op(self->sk, self->family, KSFT_PERFMON_CMD_SESSION_DEL, id, &r);
 }
 
-TEST_F(veth, deleted_netdev_is_reported_gone)
+TEST_F_TIMEOUT(veth, deleted_netdev_is_reported_gone, KPM_SLOW_TIMEOUT)
 {
 	static struct samples ss;
 	uint32_t ifindex = if_nametoindex("kpm0"), newindex;
