@@ -72,7 +72,7 @@ sparse:
 	@for k in $(SPARSE_KERNELS); do \
 		env=$$(scripts/kernel.sh env $$k) && eval "$$env" && \
 		echo "sparse: $$k" && \
-		scripts/kbuild.sh --sparse "$$kdir" "$$k.sparse" || exit 1; \
+		scripts/kbuild.sh --sparse "$$kdir" "$$k" || exit 1; \
 	done
 
 check-generated:

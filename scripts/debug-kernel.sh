@@ -15,7 +15,6 @@
 #
 #   debug-kernel.sh build    fetch, unpack, configure and build if needed;
 #                            prints the build tree
-#   debug-kernel.sh dir      the build tree, if built (exit 1 if not)
 #   debug-kernel.sh source   the unpacked source (fetches it if needed)
 
 set -euo pipefail
@@ -99,9 +98,5 @@ build() {
 case "${1:-}" in
 build) build ;;
 source) source_dir ;;
-dir)
-	out=$(build_dir_of "$(source_dir)")
-	[ -f "$out/.done" ] || { log "not built: run debug-kernel.sh build"; exit 1; }
-	echo "$out" ;;
-*) echo "usage: debug-kernel.sh build|dir|source" >&2; exit 2 ;;
+*) echo "usage: debug-kernel.sh build|source" >&2; exit 2 ;;
 esac

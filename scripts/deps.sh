@@ -12,7 +12,8 @@ set -euo pipefail
 
 pkgs=(linux-image-6.12-amd64 linux-headers-6.12-amd64 linux-source-6.12
       linux-image-6.12-rt-amd64 linux-headers-6.12-rt-amd64
-      bc bison flex libelf-dev libssl-dev sparse qemu-system-x86 busybox-static libnl-genl-3-dev libnl-3-dev
+      bc bison flex libelf-dev libssl-dev sparse
+      qemu-system-x86 busybox-static libnl-genl-3-dev libnl-3-dev
       pkg-config iperf3 python3 python3-yaml python3-jsonschema
       iproute2 kmod cpio xz-utils gcc make)
 

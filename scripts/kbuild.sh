@@ -5,7 +5,8 @@
 # own (build/NAME), so that the kernels of the matrix do not share objects:
 # Kbuild puts them next to the sources and 6.12 has no MO=. W=1, and any
 # warning fails the build; --sparse runs sparse (scripts/sparse.sh) over
-# every file (C=2) too, and fails if Kbuild finds it unfit and skips it.
+# every file (C=2: whether or not it needs compiling) too, and fails if
+# Kbuild finds it unfit and skips it.
 #
 # usage: kbuild.sh [--sparse] KDIR NAME
 
@@ -26,7 +27,6 @@ mkdir -p "$out"
 # incremental
 (cd "$top" && tar -cf - Kbuild kmod/*.[ch] uapi/linux/*.h) |
 	(cd "$out" && tar -xf - --keep-newer-files 2>/dev/null || true)
-[ ${#sparse[@]} -eq 0 ] || make -s -C "$kdir" M="$out" clean
 rm -f "$out/ksft_perfmon.ko"
 log=$(make -C "$kdir" M="$out" W=1 "${sparse[@]}" modules 2>&1) || {
 	echo "$log"

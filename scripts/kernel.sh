@@ -5,8 +5,7 @@
 #   kernel.sh list        the default matrix: 6.12 6.12-rt 7.3-debug
 #   kernel.sh env NAME    shell assignments for one of them: kver, image,
 #                         modules (the guest's module tree), kdir (to build
-#                         the module against), and mem, timeout and append
-#                         (kernel command line) for QEMU;
+#                         the module against), mem and timeout for QEMU;
 #                         builds the debug kernel if it is not cached
 #   kernel.sh version     the newest Debian 6.12 image that has its headers
 #   kernel.sh source      the unpacked parts of linux-source-6.12 (cached)
@@ -37,7 +36,7 @@ debian_env() {	# FLAVOUR MEM TIMEOUT
 	local v
 	v=$(version "$1")
 	echo "kver=$v image=/boot/vmlinuz-$v modules=/lib/modules/$v"
-	echo "kdir=/usr/src/linux-headers-$v mem=$2 timeout=$3 append="
+	echo "kdir=/usr/src/linux-headers-$v mem=$2 timeout=$3"
 }
 
 # KASAN and lockdep slow the guest down several times, and KASAN's shadow
@@ -47,16 +46,16 @@ debian_env() {	# FLAVOUR MEM TIMEOUT
 # report in an early interrupt (handle_edge_irq during identify_cpu), so
 # the minute stays.
 kernel_env() {	# NAME
-	local dir
+	local dir rel
 	case "$1" in
 	6.12) debian_env "" 2048 900 ;;
 	6.12-rt) debian_env rt 2048 900 ;;
 	7.3-debug)
 		dir=$("$(dirname "$0")/debug-kernel.sh" build)
-		echo "kver=$(cat "$dir/include/config/kernel.release")"
-		echo "image=$dir/arch/x86/boot/bzImage"
-		echo "modules=$dir/mods/lib/modules/$(cat "$dir/include/config/kernel.release")"
-		echo "kdir=$dir mem=4096 timeout=3600 append=" ;;
+		rel=$(cat "$dir/include/config/kernel.release")
+		echo "kver=$rel image=$dir/arch/x86/boot/bzImage"
+		echo "modules=$dir/mods/lib/modules/$rel"
+		echo "kdir=$dir mem=4096 timeout=3600" ;;
 	*) echo "kernel.sh: unknown kernel '$1' (known: $matrix)" >&2; exit 2 ;;
 	esac
 }

@@ -9,7 +9,7 @@
 # when the guest's dmesg shows a kernel problem (see vm-guest.sh).
 #
 # usage: vm.sh --kernel VMLINUZ --modules DIR [--smp N] [--mem MB]
-#              [--timeout S] [--kvm] [--append ARGS] -- COMMAND [ARGS...]
+#              [--timeout S] [--kvm] -- COMMAND [ARGS...]
 
 set -euo pipefail
 
@@ -18,7 +18,7 @@ usage() {
 	exit 2
 }
 
-kernel= modules= smp=2 mem=2048 timeout=900 accel=tcg append=
+kernel= modules= smp=2 mem=2048 timeout=900 accel=tcg
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kernel) kernel=$2; shift 2 ;;
@@ -27,7 +27,6 @@ while [ $# -gt 0 ]; do
 	--mem) mem=$2; shift 2 ;;
 	--timeout) timeout=$2; shift 2 ;;
 	--kvm) accel=kvm; shift ;;
-	--append) append=$2; shift 2 ;;
 	--) shift; break ;;
 	*) usage ;;
 	esac
@@ -109,7 +108,7 @@ chmod +x "$work/initrd/init"
 qemu=(qemu-system-x86_64 -accel "$accel" -cpu max -smp "$smp" -m "$mem"
       -nographic -no-reboot -nic none
       -kernel "$kernel" -initrd "$work/initrd.gz"
-      -append "console=ttyS0 rdinit=/init panic=-1 loglevel=4 quiet $append"
+      -append "console=ttyS0 rdinit=/init panic=-1 loglevel=4 quiet"
       -virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"
       -virtfs "local,path=$top,mount_tag=kpmtree,security_model=none,readonly=on,multidevs=remap")
 

@@ -11,8 +11,7 @@
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
-ko=${1:-./ksft_perfmon.ko}
-export KPM_MODULE=$ko
+export KPM_MODULE=${1:-./ksft_perfmon.ko}
 kmemleak=/sys/kernel/debug/kmemleak
 # every place the module was loaded at, for kmemleak_attribution.py
 export KPM_MODULE_RANGES=/var/tmp/kpm-module-ranges

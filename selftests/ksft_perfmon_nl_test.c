@@ -253,6 +253,17 @@ static int send_frames(const char *ifname, int n)
 	return i;
 }
 
+/*
+ * Drop root for nobody, and be dumpable again (setresuid() clears it), so
+ * that /proc/self stays ours to write, as a user namespace's maps need.
+ */
+static int become_nobody(void)
+{
+	return setresgid(65534, 65534, 65534) ||
+	       setresuid(65534, 65534, 65534) ||
+	       prctl(PR_SET_DUMPABLE, 1) ? -1 : 0;
+}
+
 FIXTURE(kpm) {
 	struct nl_sock *sk;
 	int family;
@@ -646,10 +657,7 @@ TEST_F_TIMEOUT(kpm, userns_root_samples_its_own_netns_only, KPM_SLOW_TIMEOUT)
 		struct nl_sock *sk;
 		int family, fails = 0;
 
-		/* dumpable again after setresuid(), or /proc/self is root's */
-		if (setresgid(65534, 65534, 65534) ||
-		    setresuid(65534, 65534, 65534) ||
-		    prctl(PR_SET_DUMPABLE, 1))
+		if (become_nobody())
 			_exit(100);
 		if (unshare(CLONE_NEWUSER) ||
 		    write_file("/proc/self/setgroups", "deny") ||
@@ -694,7 +702,7 @@ TEST_F(kpm, unprivileged_user_is_refused)
 		struct nl_sock *sk;
 		int family, fails = 0;
 
-		if (setresgid(65534, 65534, 65534) || setresuid(65534, 65534, 65534))
+		if (become_nobody())
 			_exit(100);
 		sk = kpm_nl_socket(&family);
 		if (!sk || family < 0)

@@ -34,11 +34,12 @@ step() {	# NAME COMMAND...
 	fi
 }
 
-kernels=${KERNELS:-$(scripts/kernel.sh list)}
+known=$(scripts/kernel.sh list)
+kernels=${KERNELS:-$known}
 for k in $kernels; do
-	case " $(scripts/kernel.sh list) " in
+	case " $known " in
 	*" $k "*) ;;
-	*) echo "run.sh: unknown kernel '$k' in KERNELS (known: $(scripts/kernel.sh list))" >&2
+	*) echo "run.sh: unknown kernel '$k' in KERNELS (known: $known)" >&2
 	   exit 2 ;;
 	esac
 done
@@ -48,27 +49,29 @@ step build.tools make -s tools selftests
 step check.generated_files_match_spec make -s check-generated
 step check.checkpatch make -s checkpatch
 
-echo "== json"
-out=$(mktemp)
-/usr/bin/python3 selftests/json_repr_test.py > "$out"
-json_rc=$?
-cat "$out"
-while read -r status name; do
-	result "$status" "$name"
-done < <(sed -n 's/^ok [0-9]* /pass /p; s/^not ok [0-9]* /fail /p' "$out")
-# one that cannot start reports nothing
-[ "$json_rc" -eq 0 ] && result pass json.exit_status || result fail json.exit_status
-rm -f "$out"
-
-echo "== kmemleak attribution"
-while read -r status name; do
-	result "$status" "$name"
-done < <(/usr/bin/python3 selftests/kmemleak_attribution_test.py |
-	 tee /dev/stderr | sed -n 's/^ok [0-9]* /pass /p; s/^not ok [0-9]* /fail /p')
+# a host-side KTAP program: each "ok"/"not ok" line is a result, and so is
+# its exit status (one that cannot start reports nothing)
+run_ktap() {	# NAME COMMAND...
+	local name=$1 out rc status test
+	shift
+	echo "== $name"
+	out=$(mktemp)
+	"$@" > "$out"
+	rc=$?
+	cat "$out"
+	while read -r status test; do
+		result "$status" "$test"
+	done < <(sed -n 's/^ok [0-9]* /pass /p; s/^not ok [0-9]* /fail /p' "$out")
+	[ "$rc" -eq 0 ] && result pass "$name.exit_status" ||
+		result fail "$name.exit_status"
+	rm -f "$out"
+}
+run_ktap json /usr/bin/python3 selftests/json_repr_test.py
+run_ktap kmemleak /usr/bin/python3 selftests/kmemleak_attribution_test.py
 
 # one kernel: build the module against it, sparse, then the guest
 run_kernel() {	# NAME
-	local k=$1 kver image modules kdir mem timeout append log vm_rc env
+	local k=$1 kver image modules kdir mem timeout log vm_rc env
 	local t0=$SECONDS t1 t2
 	echo "== $k: setting up"
 	if ! env=$(scripts/kernel.sh env "$k"); then
@@ -78,16 +81,15 @@ run_kernel() {	# NAME
 	eval "$env"
 	echo "kernel: $kver"
 	t1=$SECONDS
-	step "$k/check.sparse" scripts/kbuild.sh --sparse "$kdir" "$k.sparse"
 	step "$k/build.module_w1_clean" scripts/kbuild.sh "$kdir" "$k" ||
 		{ result fail "$k/guest"; return; }
+	step "$k/check.sparse" scripts/kbuild.sh --sparse "$kdir" "$k"
 
 	echo "== $k: guest"
 	t2=$SECONDS
 	log=$(mktemp)
 	scripts/vm.sh --kernel "$image" --modules "$modules" --mem "$mem" \
-		--timeout "$timeout" --append "$append" --smp "${KPM_SMP:-2}" \
-		${KPM_KVM:+--kvm} \
+		--timeout "$timeout" --smp "${KPM_SMP:-2}" ${KPM_KVM:+--kvm} \
 		-- selftests/guest.sh "build/$k/ksft_perfmon.ko" | tee "$log"
 	vm_rc=${PIPESTATUS[0]}
 	while read -r status name; do
