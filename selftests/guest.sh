@@ -67,6 +67,9 @@ step module.insmod kpm_insmod
 run nl selftests/ksft_perfmon_nl_test
 run e2e selftests/e2e_two_hosts.sh
 step module.rmmod rmmod ksft_perfmon
+# 200 rounds of rmmod while sessions sample, a dump is half read and a
+# thread waits in recv()
+run rmmod_race selftests/rmmod_race "$KPM_MODULE" 200
 # a load-time session, and rmmod while it samples
 step module.param_session bash -c '
 	kpm_insmod ifindex=1 interval_ms=10 &&

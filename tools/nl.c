@@ -162,3 +162,22 @@ uint64_t kpm_nla_get_uint(const struct nlattr *a)
 	return nla_len(a) == 8 ? nla_get_u64((struct nlattr *)a) :
 				 nla_get_u32((struct nlattr *)a);
 }
+
+int kpm_nl_dump_running(struct nl_sock *sk)
+{
+	unsigned int proto, portid, dump;
+	FILE *f = fopen("/proc/net/netlink", "r");
+	char line[256];
+	int running = -1;
+
+	if (!f)
+		return -1;
+	/* sk Eth Pid Groups Rmem Wmem Dump Locks Drops Inode */
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%*s %u %u %*s %*s %*s %u", &proto, &portid,
+			   &dump) == 3 && proto == NETLINK_GENERIC &&
+		    portid == nl_socket_get_local_port(sk))
+			running = !!dump;
+	fclose(f);
+	return running;
+}

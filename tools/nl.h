@@ -43,6 +43,12 @@ struct nl_msg *kpm_nl_msg(int family, uint8_t cmd, int flags);
 int kpm_nl_talk(struct nl_sock *sk, struct nl_msg *msg,
 		nl_recvmsg_msg_cb_t valid, void *arg, struct kpm_ack *ack);
 
+/*
+ * Whether the kernel has a dump in progress on @sk, from /proc/net/netlink
+ * (its "Dump" column): 1 or 0, or -1 when @sk is not listed.
+ */
+int kpm_nl_dump_running(struct nl_sock *sk);
+
 /* The value of an NLA_UINT attribute (4 or 8 bytes); 0 when absent. */
 uint64_t kpm_nla_get_uint(const struct nlattr *a);
 
