@@ -18,6 +18,7 @@
 /* dump position of sample-get, in cb->ctx */
 struct kpm_nl_sample_ctx {
 	u64 seq;	/* next sample to send */
+	u64 end;	/* the head when the dump started: where it ends */
 	u32 cpu;	/* first CPU of the next message, 0 at a sample's start */
 	u32 session_id;
 };
@@ -466,11 +467,15 @@ int ksft_perfmon_nl_sample_get_start(struct netlink_callback *cb)
 
 	mutex_lock(&kpm_mutex);
 	s = kpm_nl_session_find(cb->skb, id_attr, cb->extack);
-	if (s)
+	if (s) {
 		cb->min_dump_alloc = min_t(size_t, kpm_nl_sample_msg_size(s),
 					   U16_MAX);
-	else
+		spin_lock_bh(&s->lock);
+		ctx->end = s->head;
+		spin_unlock_bh(&s->lock);
+	} else {
 		err = -ENOENT;
+	}
 	mutex_unlock(&kpm_mutex);
 	return err;
 }
@@ -481,8 +486,10 @@ int ksft_perfmon_nl_sample_get_start(struct netlink_callback *cb)
  * @cb: dump state
  *
  * Starts at the oldest sample in the ring when the cursor is older, and
- * ends at the newest sample at the time of the call. A session destroyed
- * during the dump ends it.
+ * ends at the newest sample when the dump started: a reader slower than
+ * the sampler still sees its dump end, and the samples it could not keep
+ * up with are counted as lost. A session destroyed during the dump ends
+ * it.
  *
  * Context: process. Takes kpm_mutex, then the session's lock.
  *
@@ -507,7 +514,7 @@ int ksft_perfmon_nl_sample_get_dumpit(struct sk_buff *skb,
 		ctx->seq = kpm_session_first_seq(s);
 		ctx->cpu = 0;
 	}
-	for (; ctx->seq < s->head; ctx->seq++, ctx->cpu = 0) {
+	for (; ctx->seq < ctx->end; ctx->seq++, ctx->cpu = 0) {
 		err = kpm_nl_sample_fill(skb, s, ctx, genl_info_dump(cb));
 		if (err)
 			break;
