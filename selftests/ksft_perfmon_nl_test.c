@@ -539,18 +539,20 @@ TEST_F_TIMEOUT(kpm, killed_in_the_middle_of_a_dump, KPM_SLOW_TIMEOUT)
 		int family;
 
 		sk = kpm_nl_socket(&family);
-		if (!sk || session_new(sk, family, NULL, 0, MS, 1024, &r) ||
-		    wait_samples(sk, family, r.id, 50))
+		if (!sk || session_new(sk, family, NULL, 0, MS / 10, 2048, &r) ||
+		    wait_samples(sk, family, r.id, 1000))
 			_exit(1);
 		msg = kpm_nl_msg(family, KSFT_PERFMON_CMD_SAMPLE_GET, NLM_F_DUMP);
 		nla_put_u32(msg, KSFT_PERFMON_A_SAMPLE_SESSION_ID, r.id);
 		/*
 		 * One buffer of the dump, not the rest; the kernel dumps on
-		 * into the socket until its small receive buffer is full.
+		 * into the socket until its small receive buffer is full, so
+		 * it takes samples for many buffers to stay pending.
 		 */
 		if (nl_socket_set_buffer_size(sk, 4096, 0) ||
 		    nl_send_auto(sk, msg) < 0 ||
-		    recv(nl_socket_get_fd(sk), buf, sizeof(buf), 0) <= 0)
+		    recv(nl_socket_get_fd(sk), buf, sizeof(buf), 0) <= 0 ||
+		    kpm_nl_dump_running(sk) != 1)
 			_exit(2);
 		if (write(ready[1], &r.id, sizeof(r.id)) != sizeof(r.id))
 			_exit(3);
