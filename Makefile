@@ -17,7 +17,7 @@ TOOL_LIBS = $(shell pkg-config --libs libnl-genl-3.0) -lm
 
 TOOLS = tools/ksft-perfmon-nl
 SELFTESTS = selftests/ksft_perfmon_nl_test selftests/json_repr_test \
-	    selftests/rmmod_race
+	    selftests/rmmod_race selftests/samples_test
 
 .PHONY: all module tools selftests deps run test check check-generated \
 	checkpatch sparse regen clean
@@ -29,10 +29,12 @@ module:
 
 tools: $(TOOLS)
 
-tools/ksft-perfmon-nl: tools/ksft-perfmon-nl.c tools/json.c tools/json.h \
-		       tools/nl.c tools/nl.h uapi/linux/ksft_perfmon.h
-	$(CC) $(TOOL_CFLAGS) -o $@ tools/ksft-perfmon-nl.c tools/json.c \
-		tools/nl.c $(TOOL_LIBS)
+TOOL_SRCS = tools/samples.c tools/json.c tools/nl.c
+TOOL_DEPS = $(TOOL_SRCS) tools/samples.h tools/json.h tools/nl.h \
+	    uapi/linux/ksft_perfmon.h
+
+tools/ksft-perfmon-nl: tools/ksft-perfmon-nl.c $(TOOL_DEPS)
+	$(CC) $(TOOL_CFLAGS) -o $@ $< $(TOOL_SRCS) $(TOOL_LIBS)
 
 selftests: $(SELFTESTS)
 
@@ -48,6 +50,11 @@ selftests/rmmod_race: selftests/rmmod_race.c tools/nl.c tools/nl.h \
 	$(CC) -O2 -g -Wall -Werror -pthread -Iuapi -Itools -I$(KSFT_DIR) \
 		$(shell pkg-config --cflags libnl-genl-3.0) -o $@ $< tools/nl.c \
 		$(TOOL_LIBS)
+
+selftests/samples_test: selftests/samples_test.c $(TOOL_DEPS)
+	$(CC) -O2 -g -Wall -Werror -Iuapi -Itools -I$(KSFT_DIR) \
+		$(shell pkg-config --cflags libnl-genl-3.0) -o $@ $< \
+		$(TOOL_SRCS) $(TOOL_LIBS)
 
 selftests/json_repr_test: selftests/json_repr_test.c tools/json.c tools/json.h
 	$(CC) $(TOOL_CFLAGS) -o $@ $< tools/json.c -lm

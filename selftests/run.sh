@@ -68,6 +68,7 @@ run_ktap() {	# NAME COMMAND...
 }
 run_ktap json /usr/bin/python3 selftests/json_repr_test.py
 run_ktap kmemleak /usr/bin/python3 selftests/kmemleak_attribution_test.py
+run_ktap samples selftests/samples_test
 
 # one kernel: build the module against it, sparse, then the guest
 run_kernel() {	# NAME

@@ -10,6 +10,7 @@
 #include <math.h>
 #include <net/if.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -25,6 +26,7 @@
 
 #include "json.h"
 #include "nl.h"
+#include "samples.h"
 
 #define PROG "ksft-perfmon-nl"
 
@@ -32,9 +34,6 @@
 #define EXIT_ERROR	1
 #define EXIT_USAGE	2
 #define EXIT_LOST	3
-
-#define NSEC_PER_SEC	1000000000ULL
-#define NSEC_PER_MSEC	1000000ULL
 
 static void __attribute__((format(printf, 1, 2), noreturn))
 die(const char *fmt, ...)
@@ -127,19 +126,6 @@ static int talk(struct kpm_nl *nl, const char *op, struct nl_msg *msg,
 
 /* ---- sessions --------------------------------------------------------- */
 
-struct session {
-	uint32_t id;
-	uint64_t interval;
-	uint32_t ring_size;
-	uint32_t cpus;
-	uint32_t sample_size;
-	uint64_t samples;
-	uint64_t lost;
-	uint64_t cost;
-	uint32_t ndevs;
-	uint32_t ifindex[KSFT_PERFMON_DEVS_MAX];
-};
-
 static struct nla_policy session_policy[KSFT_PERFMON_A_SESSION_MAX + 1] = {
 	[KSFT_PERFMON_A_SESSION_ID] = { .type = NLA_U32 },
 	[KSFT_PERFMON_A_SESSION_IFINDEX] = { .type = NLA_U32 },
@@ -226,149 +212,12 @@ nla_put_failure:
 
 /* ---- samples ---------------------------------------------------------- */
 
-enum { T_USER, T_NICE, T_SYSTEM, T_IDLE, T_IOWAIT, T_IRQ, T_SOFTIRQ, T_STEAL,
-       T_GUEST, T_GUEST_NICE, T_NR };
-
-#define DEV_STAT(name) (KSFT_PERFMON_A_DEV_STATS_ ## name - \
-			KSFT_PERFMON_A_DEV_STATS_RX_PACKETS)
-
-struct cpu_stats {
-	bool present;	/* the sample carried this CPU */
-	bool online;
-	uint64_t t[T_NR];
-};
-
-struct dev_stats {
-	bool present;
-	bool gone;
-	uint32_t ifindex;
-	uint64_t v[KPM_DEV_NR_STATS];
-};
-
-struct sample {
-	uint64_t seq;
-	uint64_t time;
-	uint64_t cost;
-	struct cpu_stats *cpu;	/* [session.cpus] */
-	unsigned int ndevs;
-	struct dev_stats dev[KSFT_PERFMON_DEVS_MAX];
-};
-
-static void sample_alloc(struct sample *smp, uint32_t cpus)
-{
-	memset(smp, 0, sizeof(*smp));
-	smp->cpu = calloc(cpus ? cpus : 1, sizeof(*smp->cpu));
-	if (!smp->cpu)
-		die("out of memory");
-}
-
-static void sample_copy(struct sample *dst, const struct sample *src,
-			uint32_t cpus)
-{
-	struct cpu_stats *cpu = dst->cpu;
-
-	*dst = *src;
-	dst->cpu = cpu;
-	memcpy(dst->cpu, src->cpu, cpus * sizeof(*cpu));
-}
-
-struct drain;
-typedef void (*sample_fn)(struct drain *d, const struct sample *smp);
-
-/* Reassembles samples from sample-get messages and hands them on. */
-struct drain {
-	struct session *s;
-	uint64_t cursor;	/* next seq wanted */
-	uint64_t lost;		/* gaps in seq */
-	bool have;		/* cur holds a sample being assembled */
-	struct sample cur;
-	sample_fn fn;
-	void *arg;
-	unsigned long long samples;
-};
-
-static void drain_flush(struct drain *d)
-{
-	if (!d->have)
-		return;
-	if (d->cur.seq > d->cursor)
-		d->lost += d->cur.seq - d->cursor;
-	d->cursor = d->cur.seq + 1;
-	d->samples++;
-	d->fn(d, &d->cur);
-	d->have = false;
-}
-
-static void parse_cpu(struct drain *d, struct nlattr *nest)
-{
-	struct nlattr *tb[KSFT_PERFMON_A_CPU_STATS_MAX + 1];
-	struct cpu_stats *c;
-	uint32_t id;
-	int i;
-
-	if (nla_parse_nested(tb, KSFT_PERFMON_A_CPU_STATS_MAX, nest, NULL) ||
-	    !tb[KSFT_PERFMON_A_CPU_STATS_ID])
-		die("malformed cpu-stats from the kernel");
-	id = nla_get_u32(tb[KSFT_PERFMON_A_CPU_STATS_ID]);
-	if (id >= d->s->cpus)
-		die("kernel reports CPU %u of %u", id, d->s->cpus);
-	c = &d->cur.cpu[id];
-	c->present = true;
-	c->online = !!tb[KSFT_PERFMON_A_CPU_STATS_ONLINE];
-	for (i = 0; i < T_NR; i++)
-		c->t[i] = kpm_nla_get_uint(tb[KSFT_PERFMON_A_CPU_STATS_USER + i]);
-}
-
-static void parse_dev(struct drain *d, struct nlattr *nest)
-{
-	struct nlattr *tb[KSFT_PERFMON_A_DEV_STATS_MAX + 1];
-	struct dev_stats *ds;
-	int i;
-
-	if (nla_parse_nested(tb, KSFT_PERFMON_A_DEV_STATS_MAX, nest, NULL) ||
-	    !tb[KSFT_PERFMON_A_DEV_STATS_IFINDEX])
-		die("malformed dev-stats from the kernel");
-	if (d->cur.ndevs == KSFT_PERFMON_DEVS_MAX)
-		die("kernel reports more netdevs than a session has");
-	ds = &d->cur.dev[d->cur.ndevs++];
-	ds->present = true;
-	ds->ifindex = nla_get_u32(tb[KSFT_PERFMON_A_DEV_STATS_IFINDEX]);
-	ds->gone = !!tb[KSFT_PERFMON_A_DEV_STATS_GONE];
-	for (i = 0; i < KPM_DEV_NR_STATS; i++)
-		ds->v[i] = kpm_nla_get_uint(tb[KSFT_PERFMON_A_DEV_STATS_RX_PACKETS + i]);
-}
-
 static int sample_msg_cb(struct nl_msg *msg, void *arg)
 {
-	struct nlattr *tb[KSFT_PERFMON_A_SAMPLE_MAX + 1];
-	struct nlmsghdr *nlh = nlmsg_hdr(msg);
 	struct drain *d = arg;
-	struct nlattr *a;
-	uint64_t seq;
-	int rem;
 
-	if (genlmsg_parse(nlh, 0, tb, KSFT_PERFMON_A_SAMPLE_MAX, NULL) ||
-	    !tb[KSFT_PERFMON_A_SAMPLE_SEQ] || !tb[KSFT_PERFMON_A_SAMPLE_TIME])
-		die("malformed sample from the kernel");
-	seq = kpm_nla_get_uint(tb[KSFT_PERFMON_A_SAMPLE_SEQ]);
-
-	/* a sample split over several messages keeps its seq */
-	if (!d->have || d->cur.seq != seq) {
-		drain_flush(d);
-		memset(d->cur.cpu, 0, d->s->cpus * sizeof(*d->cur.cpu));
-		d->cur.ndevs = 0;
-		d->cur.seq = seq;
-		d->cur.time = kpm_nla_get_uint(tb[KSFT_PERFMON_A_SAMPLE_TIME]);
-		d->have = true;
-	}
-	if (tb[KSFT_PERFMON_A_SAMPLE_COST])
-		d->cur.cost = kpm_nla_get_uint(tb[KSFT_PERFMON_A_SAMPLE_COST]);
-	nlmsg_for_each_attr(a, nlh, GENL_HDRLEN, rem) {
-		if (nla_type(a) == KSFT_PERFMON_A_SAMPLE_CPU)
-			parse_cpu(d, a);
-		else if (nla_type(a) == KSFT_PERFMON_A_SAMPLE_DEV)
-			parse_dev(d, a);
-	}
+	if (drain_msg(d, nlmsg_hdr(msg)))
+		die("%s", d->error);
 	return NL_OK;
 }
 
@@ -382,259 +231,11 @@ static int drain(struct kpm_nl *nl, struct drain *d)
 	NLA_PUT_U32(msg, KSFT_PERFMON_A_SAMPLE_SESSION_ID, d->s->id);
 	NLA_PUT_U64(msg, KSFT_PERFMON_A_SAMPLE_CURSOR, d->cursor);
 	err = talk(nl, "sample-get", msg, sample_attr_names,
-		    ARRAY_SIZE(sample_attr_names), sample_msg_cb, d);
+		   ARRAY_SIZE(sample_attr_names), sample_msg_cb, d);
 	drain_flush(d);
 	return err;
 nla_put_failure:
 	die("out of memory");
-}
-
-static void drain_init(struct drain *d, struct session *s, sample_fn fn,
-		       void *arg)
-{
-	memset(d, 0, sizeof(*d));
-	d->s = s;
-	d->fn = fn;
-	d->arg = arg;
-	sample_alloc(&d->cur, s->cpus);
-}
-
-/* ---- the compatibility metric set (metric-format.md) ------------------ */
-
-enum metric {
-	M_CPU_USR, M_CPU_SYS, M_CPU_SIRQ, M_CPU_UTIL,
-	M_NIC_RX_DROPPED, M_NIC_RX_MISSED, M_NIC_TX_DROPPED,
-	M_NR,
-};
-
-static const char *const metric_names[M_NR] = {
-	"cpu.time.usr", "cpu.time.sys", "cpu.time.sirq", "cpu.utilization",
-	"nic.rx.dropped", "nic.rx.missed_errors", "nic.tx.dropped",
-};
-
-static const int nic_stat[M_NR] = {
-	[M_NIC_RX_DROPPED] = DEV_STAT(RX_DROPPED),
-	[M_NIC_RX_MISSED] = DEV_STAT(RX_MISSED_ERRORS),
-	[M_NIC_TX_DROPPED] = DEV_STAT(TX_DROPPED),
-};
-
-static void print_policy(FILE *f, enum metric m)
-{
-	struct jw w;
-
-	jw_init(&w, f);
-	fputs("# ktap-metric-policy-json: ", f);
-	jw_obj_start(&w);
-	if (m <= M_CPU_UTIL) {
-		jw_key(&w, "aggregation");
-		jw_str(&w, "busy-core-equivalents");
-		jw_key(&w, "display_label");
-		jw_str(&w, "Percent of one CPU");
-		jw_key(&w, "display_range");
-		jw_obj_start(&w);
-		jw_key(&w, "max");
-		jw_double(&w, 100.0);
-		jw_key(&w, "min");
-		jw_double(&w, 0.0);
-		jw_obj_end(&w);
-		if (m != M_CPU_UTIL) {
-			jw_key(&w, "display_scale");
-			jw_double(&w, 100.0);
-		}
-		jw_key(&w, "name");
-		jw_str(&w, metric_names[m]);
-		jw_key(&w, "summarize");
-		jw_str(&w, "p90");
-		if (m != M_CPU_UTIL) {
-			jw_key(&w, "transform");
-			jw_str(&w, "rate");
-		}
-	} else {
-		jw_key(&w, "display_range");
-		jw_obj_start(&w);
-		jw_key(&w, "min");
-		jw_int(&w, 0);
-		jw_obj_end(&w);
-		jw_key(&w, "name");
-		jw_str(&w, metric_names[m]);
-		jw_key(&w, "summarize");
-		jw_str(&w, "distribution");
-		jw_key(&w, "transform");
-		jw_str(&w, "rate");
-	}
-	jw_obj_end(&w);
-	fputc('\n', f);
-	if (w.error)
-		die("internal error: policy of %s", metric_names[m]);
-}
-
-struct record {
-	const char *host;
-	uint64_t time_base;
-	FILE *out;		/* observations, until the policies are out */
-	bool have_base;
-	struct sample base;	/* the first sample: "since the start" */
-	struct sample prev;	/* for cpu.utilization */
-	uint64_t nic_last[KSFT_PERFMON_DEVS_MAX][KPM_DEV_NR_STATS];
-	unsigned long long clamped;	/* counters that went backwards */
-	bool bad_output;
-};
-
-static void obs_start(struct record *r, struct jw *w, enum metric m,
-		      const char *shape, const struct sample *smp)
-{
-	/* exact in integers; negative when the base is after the sample */
-	double t = (double)(int64_t)(smp->time - r->time_base) / NSEC_PER_SEC;
-
-	jw_init(w, r->out);
-	fputs("# ktap-metric-json: ", r->out);
-	jw_obj_start(w);
-	jw_key(w, "host");
-	jw_str(w, r->host);
-	jw_key(w, "name");
-	jw_str(w, metric_names[m]);
-	jw_key(w, "shape");
-	jw_str(w, shape);
-	jw_key(w, "time");
-	jw_double(w, py_round(t, 6));
-	jw_key(w, "value");
-}
-
-static void obs_end(struct record *r, struct jw *w)
-{
-	jw_obj_end(w);
-	fputc('\n', r->out);
-	if (w->error)
-		r->bad_output = true;
-}
-
-/* b - a for a cumulative counter; one that went backwards counts 0 */
-static uint64_t counter_delta(struct record *r, uint64_t a, uint64_t b)
-{
-	if (b >= a)
-		return b - a;
-	r->clamped++;
-	return 0;
-}
-
-static void emit_cpu_time(struct record *r, enum metric m,
-			  const struct sample *smp, uint32_t cpus)
-{
-	struct jw w;
-	uint32_t c;
-
-	obs_start(r, &w, m, "per-cpu", smp);
-	jw_arr_start(&w);
-	for (c = 0; c < cpus; c++) {
-		const struct cpu_stats *now = &smp->cpu[c];
-		const struct cpu_stats *base = &r->base.cpu[c];
-		uint64_t ns = 0;
-
-		if (!now->present || !now->online || !base->present) {
-			jw_null(&w);
-			continue;
-		}
-		switch (m) {
-		case M_CPU_USR:
-			ns = counter_delta(r, base->t[T_USER] + base->t[T_NICE],
-					   now->t[T_USER] + now->t[T_NICE]);
-			break;
-		case M_CPU_SYS:
-			ns = counter_delta(r, base->t[T_SYSTEM],
-					   now->t[T_SYSTEM]);
-			break;
-		default:
-			ns = counter_delta(r, base->t[T_SOFTIRQ],
-					   now->t[T_SOFTIRQ]);
-			break;
-		}
-		jw_double(&w, (double)ns / NSEC_PER_SEC);
-	}
-	jw_arr_end(&w);
-	obs_end(r, &w);
-}
-
-static void emit_cpu_util(struct record *r, const struct sample *smp,
-			  uint32_t cpus)
-{
-	static const int busy_fields[] = { T_USER, T_NICE, T_SYSTEM, T_IRQ,
-					   T_SOFTIRQ, T_STEAL };
-	struct jw w;
-	uint32_t c;
-	size_t i;
-
-	obs_start(r, &w, M_CPU_UTIL, "per-cpu", smp);
-	jw_arr_start(&w);
-	for (c = 0; c < cpus; c++) {
-		const struct cpu_stats *now = &smp->cpu[c];
-		const struct cpu_stats *prev = &r->prev.cpu[c];
-		uint64_t busy = 0, idle;
-		double util;
-
-		if (!now->present || !now->online || !prev->present ||
-		    !prev->online) {
-			jw_null(&w);
-			continue;
-		}
-		/* over user, nice, system, idle, iowait, irq, softirq, steal */
-		for (i = 0; i < sizeof(busy_fields) / sizeof(busy_fields[0]); i++)
-			busy += counter_delta(r, prev->t[busy_fields[i]],
-					      now->t[busy_fields[i]]);
-		idle = counter_delta(r, prev->t[T_IDLE], now->t[T_IDLE]) +
-		       counter_delta(r, prev->t[T_IOWAIT], now->t[T_IOWAIT]);
-		if (!(busy + idle)) {
-			jw_null(&w);
-			continue;
-		}
-		util = 100.0 * (double)busy / (double)(busy + idle);
-		jw_double(&w, py_round(util, 4));
-	}
-	jw_arr_end(&w);
-	obs_end(r, &w);
-}
-
-static void emit_nic(struct record *r, enum metric m, const struct sample *smp)
-{
-	int stat = nic_stat[m];
-	uint64_t total = 0;
-	unsigned int i;
-	struct jw w;
-
-	/* a netdev that went away keeps counting what it had counted */
-	for (i = 0; i < smp->ndevs && i < r->base.ndevs; i++) {
-		const struct dev_stats *now = &smp->dev[i];
-		const struct dev_stats *base = &r->base.dev[i];
-
-		if (base->gone)
-			continue;
-		if (!now->gone)
-			r->nic_last[i][stat] = counter_delta(r, base->v[stat],
-							     now->v[stat]);
-		total += r->nic_last[i][stat];
-	}
-	obs_start(r, &w, m, "scalar", smp);
-	jw_uint(&w, total);
-	obs_end(r, &w);
-}
-
-static void record_sample(struct drain *d, const struct sample *smp)
-{
-	struct record *r = d->arg;
-	uint32_t cpus = d->s->cpus;
-	int m;
-
-	if (!r->have_base) {
-		sample_copy(&r->base, smp, cpus);
-		r->have_base = true;
-	}
-	for (m = M_CPU_USR; m <= M_CPU_SIRQ; m++)
-		emit_cpu_time(r, m, smp, cpus);
-	if (smp->seq != r->base.seq)
-		emit_cpu_util(r, smp, cpus);
-	if (d->s->ndevs)
-		for (m = M_NIC_RX_DROPPED; m <= M_NIC_TX_DROPPED; m++)
-			emit_nic(r, m, smp);
-	sample_copy(&r->prev, smp, cpus);
 }
 
 /* ---- record ----------------------------------------------------------- */
@@ -709,6 +310,43 @@ static uint32_t ifname_to_index(const char *name)
 	return i;
 }
 
+/*
+ * While recording, samples are only parsed and spooled, raw, to a
+ * temporary file; they become metric lines once the session is gone. The
+ * reader then keeps up with the sampler on slow machines too.
+ */
+static void spool_sample(struct drain *d, const struct sample *smp)
+{
+	FILE *f = d->arg;
+
+	if (fwrite(smp, offsetof(struct sample, cpu), 1, f) != 1 ||
+	    fwrite(&smp->ndevs, sizeof(smp->ndevs), 1, f) != 1 ||
+	    fwrite(smp->dev, sizeof(*smp->dev), smp->ndevs, f) != smp->ndevs ||
+	    fwrite(smp->cpu, sizeof(*smp->cpu), d->s->cpus, f) != d->s->cpus)
+		die("cannot spool a sample: %s", strerror(errno));
+}
+
+static void unspool(FILE *f, struct record *r, const struct session *s)
+{
+	struct sample smp;
+	struct cpu_stats *cpu = calloc(s->cpus ? s->cpus : 1, sizeof(*cpu));
+
+	if (!cpu)
+		die("out of memory");
+	rewind(f);
+	memset(&smp, 0, sizeof(smp));
+	while (fread(&smp, offsetof(struct sample, cpu), 1, f) == 1) {
+		if (fread(&smp.ndevs, sizeof(smp.ndevs), 1, f) != 1 ||
+		    smp.ndevs > KSFT_PERFMON_DEVS_MAX ||
+		    fread(smp.dev, sizeof(*smp.dev), smp.ndevs, f) != smp.ndevs ||
+		    fread(cpu, sizeof(*cpu), s->cpus, f) != s->cpus)
+			die("cannot read a spooled sample back");
+		smp.cpu = cpu;
+		record_add(r, &smp, s->ndevs);
+	}
+	free(cpu);
+}
+
 static const char record_usage[] =
 "usage: " PROG " record [OPTIONS] (--duration S | -- COMMAND [ARGS...])\n"
 "\n"
@@ -747,8 +385,11 @@ static int do_record(int argc, char **argv)
 	uint32_t ifindex[KSFT_PERFMON_DEVS_MAX + 1];
 	uint64_t interval = NSEC_PER_SEC, period, duration = 0, start, end;
 	int opt, status = 0, rc = 0;
-	struct record r = { .host = "local" };
+	const char *host = "local";
+	uint64_t time_base = 0;
+	struct record r;
 	bool have_base = false;
+	FILE *spool;
 	uint32_t ring = 256;
 	unsigned int ndevs = 0;
 	struct session s;
@@ -780,11 +421,11 @@ static int do_record(int argc, char **argv)
 			if (!*optarg || !py_json_escape(optarg, esc, sizeof(esc)))
 				die("--host: '%s' is not a non-empty UTF-8 label",
 				    optarg);
-			r.host = optarg;
+			host = optarg;
 			break;
 		case 't':
-			r.time_base = parse_u64("--time-base", optarg,
-						UINT64_MAX);
+			time_base = parse_u64("--time-base", optarg,
+					      UINT64_MAX);
 			have_base = true;
 			break;
 		case 'd':
@@ -804,20 +445,19 @@ static int do_record(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 
-	r.out = tmpfile();
-	if (!r.out)
+	spool = tmpfile();
+	if (!spool)
 		die("cannot create a temporary file: %s", strerror(errno));
 
 	kpm_nl_open(&nl);
 	start = now_ns();
 	if (!have_base)
-		r.time_base = start;
+		time_base = start;
 	if (session_new(&nl, ifindex, ndevs, interval, ring, &s) ||
 	    session_get(&nl, s.id, &s))
 		return EXIT_ERROR;
-	drain_init(&d, &s, record_sample, &r);
-	sample_alloc(&r.base, s.cpus);
-	sample_alloc(&r.prev, s.cpus);
+	if (drain_init(&d, &s, spool_sample, spool))
+		die("out of memory");
 
 	install_handlers();
 	if (optind < argc) {
@@ -859,19 +499,27 @@ static int do_record(int argc, char **argv)
 	if (drain(&nl, &d) || session_get(&nl, s.id, &s) ||
 	    session_del(&nl, s.id))
 		return EXIT_ERROR;
+	/*
+	 * Samples overwritten between the last read and session-get were
+	 * lost too: they are the gap from the cursor to the oldest sample
+	 * left, which the kernel counted as well.
+	 */
+	if (s.samples > s.ring_size + d.cursor)
+		d.lost += s.samples - s.ring_size - d.cursor;
 
 	for (m = 0; m < M_NR; m++)
 		if (m < M_NIC_RX_DROPPED || s.ndevs)
-			print_policy(stdout, m);
-	rewind(r.out);
-	while ((opt = getc(r.out)) != EOF)
-		putchar(opt);
+			if (print_policy(stdout, m))
+				die("internal error: a policy line");
+	if (record_init(&r, host, time_base, s.cpus, stdout))
+		die("out of memory");
+	unspool(spool, &r, &s);
 	if (d.lost || s.lost)
 		printf("# ksft-perfmon: %llu samples lost (kernel counted %llu): read more often or use a larger --ring\n",
 		       (unsigned long long)d.lost, (unsigned long long)s.lost);
-	if (r.clamped)
-		printf("# ksft-perfmon: %llu counter decreases clamped to 0\n",
-		       r.clamped);
+	if (r.decreases)
+		printf("# ksft-perfmon: %llu counter decreases, clamped: no value went back\n",
+		       r.decreases);
 	fflush(stdout);
 	if (r.bad_output)
 		die("a value could not be written as JSON (NaN or infinity)");
@@ -1077,7 +725,8 @@ static int do_dump(int argc, char **argv)
 	kpm_nl_open(&nl);
 	if (session_get(&nl, id, &s))
 		return EXIT_ERROR;
-	drain_init(&d, &s, dump_sample, NULL);
+	if (drain_init(&d, &s, dump_sample, NULL))
+		die("out of memory");
 	d.cursor = cursor;
 	return drain(&nl, &d) ? EXIT_ERROR : 0;
 }

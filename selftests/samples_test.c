@@ -1,0 +1,274 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The tool's sample parsing and metric arithmetic, fed sample-get messages
+ * built here the way the kernel builds them: what a live kernel cannot be
+ * made to produce on demand (counters that go backwards, a CPU offline at
+ * an exact sample, malformed messages). Outputs are compared byte for byte.
+ */
+
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <linux/genetlink.h>
+#include <linux/ksft_perfmon.h>
+#include <netlink/genl/genl.h>
+
+#include "kselftest_harness.h"
+#include "samples.h"
+
+#define MS	1000000ULL
+
+struct cpu_in {
+	unsigned int id;
+	bool online;
+	uint64_t t[T_NR];
+};
+
+static struct nl_msg *sample_msg(uint64_t seq, uint64_t time,
+				 const struct cpu_in *cpu, int ncpu,
+				 const uint64_t *tx_dropped, int ndev)
+{
+	struct nl_msg *msg = nlmsg_alloc();
+	struct nlattr *nest;
+	int i, t;
+
+	genlmsg_put(msg, 0, 0, 0x20, 0, 0, KSFT_PERFMON_CMD_SAMPLE_GET, 1);
+	nla_put_u64(msg, KSFT_PERFMON_A_SAMPLE_SEQ, seq);
+	nla_put_u64(msg, KSFT_PERFMON_A_SAMPLE_TIME, time);
+	nla_put_u64(msg, KSFT_PERFMON_A_SAMPLE_COST, 1000);
+	for (i = 0; i < ndev; i++) {
+		nest = nla_nest_start(msg, KSFT_PERFMON_A_SAMPLE_DEV);
+		nla_put_u32(msg, KSFT_PERFMON_A_DEV_STATS_IFINDEX, i + 1);
+		nla_put_u64(msg, KSFT_PERFMON_A_DEV_STATS_TX_DROPPED,
+			    tx_dropped[i]);
+		nla_nest_end(msg, nest);
+	}
+	for (i = 0; i < ncpu; i++) {
+		nest = nla_nest_start(msg, KSFT_PERFMON_A_SAMPLE_CPU);
+		nla_put_u32(msg, KSFT_PERFMON_A_CPU_STATS_ID, cpu[i].id);
+		if (cpu[i].online)
+			nla_put_flag(msg, KSFT_PERFMON_A_CPU_STATS_ONLINE);
+		for (t = 0; t < T_NR; t++)
+			nla_put_u64(msg, KSFT_PERFMON_A_CPU_STATS_USER + t,
+				    cpu[i].t[t]);
+		nla_nest_end(msg, nest);
+	}
+	return msg;
+}
+
+FIXTURE(rec) {
+	struct session s;
+	struct record r;
+	struct drain d;
+	char *buf;
+	size_t len;
+	FILE *out;
+};
+
+FIXTURE_SETUP(rec)
+{
+	self->s.id = 1;
+	self->s.cpus = 2;
+	self->s.ndevs = 1;
+	self->out = open_memstream(&self->buf, &self->len);
+	ASSERT_NE(NULL, self->out);
+	ASSERT_EQ(0, record_init(&self->r, "local", 0, 2, self->out));
+	ASSERT_EQ(0, drain_init(&self->d, &self->s, record_sample, &self->r));
+}
+
+FIXTURE_TEARDOWN(rec)
+{
+	drain_free(&self->d);
+	record_free(&self->r);
+	fclose(self->out);
+	free(self->buf);
+}
+
+/* feed one message, return 0 or -1 as drain_msg() does */
+static int feed(struct drain *d, struct nl_msg *msg)
+{
+	int err = drain_msg(d, nlmsg_hdr(msg));
+
+	nlmsg_free(msg);
+	return err;
+}
+
+/* the output lines of metric @name, one string */
+static char *lines_of(FIXTURE_DATA(rec) *self, const char *name)
+{
+	char key[64], *all, *line, *save = NULL, *res;
+	size_t n = 0;
+	FILE *f;
+
+	drain_flush(&self->d);
+	fflush(self->out);
+	all = strdup(self->buf ? self->buf : "");
+	f = open_memstream(&res, &n);
+	snprintf(key, sizeof(key), "\"name\":\"%s\"", name);
+	for (line = strtok_r(all, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save))
+		if (strstr(line, key))
+			fprintf(f, "%s\n", strstr(line, "\"time\""));
+	fclose(f);
+	free(all);
+	return res;
+}
+
+/* user time goes back on CPU 0: the output stays, and it is counted */
+TEST_F(rec, cpu_time_never_goes_back)
+{
+	struct cpu_in c[2] = { { 0, true }, { 1, true } };
+	char *out;
+
+	c[0].t[T_USER] = 1000 * MS;
+	ASSERT_EQ(0, feed(&self->d, sample_msg(0, 0, c, 2, NULL, 0)));
+	c[0].t[T_USER] = 1500 * MS;
+	c[1].t[T_USER] = 10 * MS;
+	ASSERT_EQ(0, feed(&self->d, sample_msg(1, 100 * MS, c, 2, NULL, 0)));
+	c[0].t[T_USER] = 1200 * MS;
+	c[1].t[T_USER] = 20 * MS;
+	ASSERT_EQ(0, feed(&self->d, sample_msg(2, 200 * MS, c, 2, NULL, 0)));
+	c[0].t[T_USER] = 900 * MS;	/* below the first sample too */
+	ASSERT_EQ(0, feed(&self->d, sample_msg(3, 300 * MS, c, 2, NULL, 0)));
+	c[0].t[T_USER] = 1600 * MS;
+	ASSERT_EQ(0, feed(&self->d, sample_msg(4, 400 * MS, c, 2, NULL, 0)));
+
+	out = lines_of(self, "cpu.time.usr");
+	EXPECT_STREQ("\"time\":0.0,\"value\":[0.0,0.0]}\n"
+		     "\"time\":0.1,\"value\":[0.5,0.01]}\n"
+		     "\"time\":0.2,\"value\":[0.5,0.02]}\n"
+		     "\"time\":0.3,\"value\":[0.5,0.02]}\n"
+		     "\"time\":0.4,\"value\":[0.6,0.02]}\n", out);
+	free(out);
+	/* 1500 -> 1200 -> 900 */
+	EXPECT_EQ(2, self->r.decreases);
+}
+
+/*
+ * A sleep moves from iowait to idle: iowait goes back, idle + iowait does
+ * not, and utilization is busy over all of it.
+ */
+TEST_F(rec, iowait_into_idle_is_not_a_decrease)
+{
+	struct cpu_in c[2] = { { 0, true }, { 1, true } };
+	char *out;
+
+	c[0].t[T_IDLE] = 100 * MS;
+	c[0].t[T_IOWAIT] = 50 * MS;
+	c[1].t[T_IDLE] = 100 * MS;
+	ASSERT_EQ(0, feed(&self->d, sample_msg(0, 0, c, 2, NULL, 0)));
+	c[0].t[T_IDLE] = 160 * MS;	/* +60 */
+	c[0].t[T_IOWAIT] = 40 * MS;	/* -10 */
+	c[0].t[T_SYSTEM] = 100 * MS;	/* busy 100 of 150 */
+	c[1].t[T_SOFTIRQ] = 25 * MS;	/* busy 25 of 25 */
+	ASSERT_EQ(0, feed(&self->d, sample_msg(1, 150 * MS, c, 2, NULL, 0)));
+
+	out = lines_of(self, "cpu.utilization");
+	EXPECT_STREQ("\"time\":0.15,\"value\":[66.6667,100.0]}\n", out);
+	free(out);
+	EXPECT_EQ(0, self->r.decreases);
+}
+
+/* offline: null; back online: times again, utilization once it has a pair */
+TEST_F(rec, offline_cpu_is_null)
+{
+	struct cpu_in c[2] = { { 0, true }, { 1, true } };
+	char *out;
+
+	ASSERT_EQ(0, feed(&self->d, sample_msg(0, 0, c, 2, NULL, 0)));
+	c[0].t[T_USER] = c[1].t[T_USER] = 10 * MS;
+	c[0].t[T_IDLE] = c[1].t[T_IDLE] = 10 * MS;
+	c[1].online = false;
+	ASSERT_EQ(0, feed(&self->d, sample_msg(1, 20 * MS, c, 2, NULL, 0)));
+	c[0].t[T_USER] = c[1].t[T_USER] = 20 * MS;
+	c[0].t[T_IDLE] = c[1].t[T_IDLE] = 20 * MS;
+	c[1].online = true;
+	ASSERT_EQ(0, feed(&self->d, sample_msg(2, 40 * MS, c, 2, NULL, 0)));
+	c[0].t[T_USER] = c[1].t[T_USER] = 40 * MS;
+	ASSERT_EQ(0, feed(&self->d, sample_msg(3, 60 * MS, c, 2, NULL, 0)));
+
+	out = lines_of(self, "cpu.time.usr");
+	EXPECT_STREQ("\"time\":0.0,\"value\":[0.0,0.0]}\n"
+		     "\"time\":0.02,\"value\":[0.01,null]}\n"
+		     "\"time\":0.04,\"value\":[0.02,0.02]}\n"
+		     "\"time\":0.06,\"value\":[0.04,0.04]}\n", out);
+	free(out);
+	out = lines_of(self, "cpu.utilization");
+	EXPECT_STREQ("\"time\":0.02,\"value\":[50.0,null]}\n"
+		     "\"time\":0.04,\"value\":[50.0,null]}\n"
+		     "\"time\":0.06,\"value\":[100.0,100.0]}\n", out);
+	free(out);
+}
+
+/* a netdev's counter is reset: the total stays, and it is counted */
+TEST_F(rec, nic_counter_reset_is_clamped)
+{
+	struct cpu_in c[2] = { { 0, true }, { 1, true } };
+	uint64_t drops[] = { 10, 15, 3, 8, 30 };
+	char *out;
+	int i;
+
+	for (i = 0; i < 5; i++)
+		ASSERT_EQ(0, feed(&self->d, sample_msg(i, i * 10 * MS, c, 2,
+						       &drops[i], 1)));
+	out = lines_of(self, "nic.tx.dropped");
+	EXPECT_STREQ("\"time\":0.0,\"value\":0}\n"
+		     "\"time\":0.01,\"value\":5}\n"
+		     "\"time\":0.02,\"value\":5}\n"
+		     "\"time\":0.03,\"value\":5}\n"
+		     "\"time\":0.04,\"value\":20}\n", out);
+	free(out);
+	/* 15 -> 3 */
+	EXPECT_EQ(1, self->r.decreases);
+}
+
+/* one sample over two messages is one sample; a seq gap is lost samples */
+TEST_F(rec, split_samples_and_gaps)
+{
+	struct cpu_in c[2] = { { 0, true }, { 1, true } };
+
+	ASSERT_EQ(0, feed(&self->d, sample_msg(0, 0, &c[0], 1, NULL, 0)));
+	ASSERT_EQ(0, feed(&self->d, sample_msg(0, 0, &c[1], 1, NULL, 0)));
+	ASSERT_EQ(0, feed(&self->d, sample_msg(5, 50 * MS, c, 2, NULL, 0)));
+	drain_flush(&self->d);
+	EXPECT_EQ(2, self->d.samples);
+	EXPECT_EQ(4, self->d.lost);
+	EXPECT_EQ(6, self->d.cursor);
+}
+
+/* what the kernel never sends is refused, with a message */
+TEST_F(rec, malformed_messages)
+{
+	struct cpu_in c[3] = { { 0, true }, { 1, true }, { 2, true } };
+	struct nl_msg *msg;
+	struct nlattr *nest;
+
+	/* a CPU the session does not have */
+	EXPECT_EQ(-1, feed(&self->d, sample_msg(0, 0, c, 3, NULL, 0)));
+	EXPECT_STREQ("kernel reports CPU 2 of 2", self->d.error);
+
+	/* a counter of 2 bytes */
+	msg = sample_msg(1, 0, c, 1, NULL, 0);
+	nest = nla_nest_start(msg, KSFT_PERFMON_A_SAMPLE_CPU);
+	nla_put_u32(msg, KSFT_PERFMON_A_CPU_STATS_ID, 1);
+	nla_put_u16(msg, KSFT_PERFMON_A_CPU_STATS_USER, 1);
+	nla_nest_end(msg, nest);
+	EXPECT_EQ(-1, feed(&self->d, msg));
+	EXPECT_STREQ("malformed cpu-stats from the kernel", self->d.error);
+
+	/* no seq */
+	msg = nlmsg_alloc();
+	genlmsg_put(msg, 0, 0, 0x20, 0, 0, KSFT_PERFMON_CMD_SAMPLE_GET, 1);
+	nla_put_u64(msg, KSFT_PERFMON_A_SAMPLE_TIME, 1);
+	EXPECT_EQ(-1, feed(&self->d, msg));
+	EXPECT_STREQ("malformed sample from the kernel", self->d.error);
+
+	/* a cpu-stats that is not nested */
+	msg = sample_msg(2, 0, c, 1, NULL, 0);
+	nla_put_u32(msg, KSFT_PERFMON_A_SAMPLE_CPU, 1);
+	EXPECT_EQ(-1, feed(&self->d, msg));
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,460 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Samples of the ksft_perfmon family: reassembled from sample-get messages
+ * and turned into the KTAP metric lines of metric-format.md.
+ */
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <netlink/genl/genl.h>
+
+#include "json.h"
+#include "samples.h"
+
+static int sample_alloc(struct sample *smp, uint32_t cpus)
+{
+	memset(smp, 0, sizeof(*smp));
+	smp->cpu = calloc(cpus ? cpus : 1, sizeof(*smp->cpu));
+	return smp->cpu ? 0 : -1;
+}
+
+static void sample_copy(struct sample *dst, const struct sample *src,
+			uint32_t cpus)
+{
+	struct cpu_stats *cpu = dst->cpu;
+
+	*dst = *src;
+	dst->cpu = cpu;
+	memcpy(dst->cpu, src->cpu, cpus * sizeof(*cpu));
+}
+
+void drain_flush(struct drain *d)
+{
+	if (!d->have)
+		return;
+	if (d->cur.seq > d->cursor)
+		d->lost += d->cur.seq - d->cursor;
+	d->cursor = d->cur.seq + 1;
+	d->samples++;
+	d->fn(d, &d->cur);
+	d->have = false;
+}
+
+static int __attribute__((format(printf, 2, 3)))
+drain_error(struct drain *d, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(d->error, sizeof(d->error), fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static struct nla_policy cpu_policy[KSFT_PERFMON_A_CPU_STATS_MAX + 1] = {
+	[KSFT_PERFMON_A_CPU_STATS_ID] = { .type = NLA_U32 },
+	[KSFT_PERFMON_A_CPU_STATS_ONLINE] = { .type = NLA_FLAG },
+};
+
+static struct nla_policy dev_policy[KSFT_PERFMON_A_DEV_STATS_MAX + 1] = {
+	[KSFT_PERFMON_A_DEV_STATS_IFINDEX] = { .type = NLA_U32 },
+	[KSFT_PERFMON_A_DEV_STATS_GONE] = { .type = NLA_FLAG },
+};
+
+/* every counter is an NLA_UINT: 4 or 8 bytes */
+static bool uint_attrs_ok(struct nlattr **tb, int first, int last)
+{
+	int i;
+
+	for (i = first; i <= last; i++)
+		if (tb[i] && nla_len(tb[i]) != 4 && nla_len(tb[i]) != 8)
+			return false;
+	return true;
+}
+
+static int parse_cpu(struct drain *d, struct nlattr *nest)
+{
+	struct nlattr *tb[KSFT_PERFMON_A_CPU_STATS_MAX + 1];
+	struct cpu_stats *c;
+	uint32_t id;
+	int i;
+
+	if (nla_parse_nested(tb, KSFT_PERFMON_A_CPU_STATS_MAX, nest,
+			     cpu_policy) || !tb[KSFT_PERFMON_A_CPU_STATS_ID] ||
+	    !uint_attrs_ok(tb, KSFT_PERFMON_A_CPU_STATS_USER,
+			   KSFT_PERFMON_A_CPU_STATS_MAX))
+		return drain_error(d, "malformed cpu-stats from the kernel");
+	id = nla_get_u32(tb[KSFT_PERFMON_A_CPU_STATS_ID]);
+	if (id >= d->s->cpus)
+		return drain_error(d, "kernel reports CPU %u of %u", id,
+				   d->s->cpus);
+	c = &d->cur.cpu[id];
+	c->present = true;
+	c->online = !!tb[KSFT_PERFMON_A_CPU_STATS_ONLINE];
+	for (i = 0; i < T_NR; i++)
+		c->t[i] = kpm_nla_get_uint(tb[KSFT_PERFMON_A_CPU_STATS_USER + i]);
+	return 0;
+}
+
+static int parse_dev(struct drain *d, struct nlattr *nest)
+{
+	struct nlattr *tb[KSFT_PERFMON_A_DEV_STATS_MAX + 1];
+	struct dev_stats *ds;
+	int i;
+
+	if (nla_parse_nested(tb, KSFT_PERFMON_A_DEV_STATS_MAX, nest,
+			     dev_policy) || !tb[KSFT_PERFMON_A_DEV_STATS_IFINDEX] ||
+	    !uint_attrs_ok(tb, KSFT_PERFMON_A_DEV_STATS_RX_PACKETS,
+			   KSFT_PERFMON_A_DEV_STATS_MAX))
+		return drain_error(d, "malformed dev-stats from the kernel");
+	if (d->cur.ndevs == KSFT_PERFMON_DEVS_MAX)
+		return drain_error(d, "kernel reports more netdevs than a session has");
+	ds = &d->cur.dev[d->cur.ndevs++];
+	ds->present = true;
+	ds->ifindex = nla_get_u32(tb[KSFT_PERFMON_A_DEV_STATS_IFINDEX]);
+	ds->gone = !!tb[KSFT_PERFMON_A_DEV_STATS_GONE];
+	for (i = 0; i < KPM_DEV_NR_STATS; i++)
+		ds->v[i] = kpm_nla_get_uint(tb[KSFT_PERFMON_A_DEV_STATS_RX_PACKETS + i]);
+	return 0;
+}
+
+static struct nla_policy sample_policy[KSFT_PERFMON_A_SAMPLE_MAX + 1] = {
+	[KSFT_PERFMON_A_SAMPLE_CPU] = { .type = NLA_NESTED },
+	[KSFT_PERFMON_A_SAMPLE_DEV] = { .type = NLA_NESTED },
+};
+
+int drain_msg(struct drain *d, const struct nlmsghdr *nlh)
+{
+	struct nlattr *tb[KSFT_PERFMON_A_SAMPLE_MAX + 1];
+	struct nlattr *a;
+	uint64_t seq;
+	int rem;
+
+	if (!genlmsg_valid_hdr((struct nlmsghdr *)nlh, 0) ||
+	    genlmsg_parse((struct nlmsghdr *)nlh, 0, tb,
+			  KSFT_PERFMON_A_SAMPLE_MAX, sample_policy) ||
+	    !tb[KSFT_PERFMON_A_SAMPLE_SEQ] || !tb[KSFT_PERFMON_A_SAMPLE_TIME] ||
+	    !uint_attrs_ok(tb, KSFT_PERFMON_A_SAMPLE_SEQ,
+			   KSFT_PERFMON_A_SAMPLE_COST))
+		return drain_error(d, "malformed sample from the kernel");
+	seq = kpm_nla_get_uint(tb[KSFT_PERFMON_A_SAMPLE_SEQ]);
+
+	/* a sample split over several messages keeps its seq */
+	if (!d->have || d->cur.seq != seq) {
+		drain_flush(d);
+		memset(d->cur.cpu, 0, d->s->cpus * sizeof(*d->cur.cpu));
+		d->cur.ndevs = 0;
+		d->cur.seq = seq;
+		d->cur.time = kpm_nla_get_uint(tb[KSFT_PERFMON_A_SAMPLE_TIME]);
+		d->have = true;
+	}
+	if (tb[KSFT_PERFMON_A_SAMPLE_COST])
+		d->cur.cost = kpm_nla_get_uint(tb[KSFT_PERFMON_A_SAMPLE_COST]);
+	nlmsg_for_each_attr(a, (struct nlmsghdr *)nlh, GENL_HDRLEN, rem) {
+		if (nla_type(a) == KSFT_PERFMON_A_SAMPLE_CPU &&
+		    parse_cpu(d, a))
+			return -1;
+		if (nla_type(a) == KSFT_PERFMON_A_SAMPLE_DEV &&
+		    parse_dev(d, a))
+			return -1;
+	}
+	return 0;
+}
+
+int drain_init(struct drain *d, const struct session *s, sample_fn fn,
+	       void *arg)
+{
+	memset(d, 0, sizeof(*d));
+	d->s = s;
+	d->fn = fn;
+	d->arg = arg;
+	return sample_alloc(&d->cur, s->cpus);
+}
+
+void drain_free(struct drain *d)
+{
+	free(d->cur.cpu);
+	d->cur.cpu = NULL;
+}
+
+/* ---- the compatibility metric set (metric-format.md) ------------------ */
+
+static const char *const metric_names[M_NR] = {
+	"cpu.time.usr", "cpu.time.sys", "cpu.time.sirq", "cpu.utilization",
+	"nic.rx.dropped", "nic.rx.missed_errors", "nic.tx.dropped",
+};
+
+static const int nic_stat[M_NR] = {
+	[M_NIC_RX_DROPPED] = DEV_STAT(RX_DROPPED),
+	[M_NIC_RX_MISSED] = DEV_STAT(RX_MISSED_ERRORS),
+	[M_NIC_TX_DROPPED] = DEV_STAT(TX_DROPPED),
+};
+
+int print_policy(FILE *f, enum metric m)
+{
+	struct jw w;
+
+	jw_init(&w, f);
+	fputs("# ktap-metric-policy-json: ", f);
+	jw_obj_start(&w);
+	if (m <= M_CPU_UTIL) {
+		jw_key(&w, "aggregation");
+		jw_str(&w, "busy-core-equivalents");
+		jw_key(&w, "display_label");
+		jw_str(&w, "Percent of one CPU");
+		jw_key(&w, "display_range");
+		jw_obj_start(&w);
+		jw_key(&w, "max");
+		jw_double(&w, 100.0);
+		jw_key(&w, "min");
+		jw_double(&w, 0.0);
+		jw_obj_end(&w);
+		if (m != M_CPU_UTIL) {
+			jw_key(&w, "display_scale");
+			jw_double(&w, 100.0);
+		}
+		jw_key(&w, "name");
+		jw_str(&w, metric_names[m]);
+		jw_key(&w, "summarize");
+		jw_str(&w, "p90");
+		if (m != M_CPU_UTIL) {
+			jw_key(&w, "transform");
+			jw_str(&w, "rate");
+		}
+	} else {
+		jw_key(&w, "display_range");
+		jw_obj_start(&w);
+		jw_key(&w, "min");
+		jw_int(&w, 0);
+		jw_obj_end(&w);
+		jw_key(&w, "name");
+		jw_str(&w, metric_names[m]);
+		jw_key(&w, "summarize");
+		jw_str(&w, "distribution");
+		jw_key(&w, "transform");
+		jw_str(&w, "rate");
+	}
+	jw_obj_end(&w);
+	fputc('\n', f);
+	return w.error ? -1 : 0;
+}
+
+int record_init(struct record *r, const char *host, uint64_t time_base,
+		uint32_t cpus, FILE *out)
+{
+	int m;
+
+	memset(r, 0, sizeof(*r));
+	r->host = host;
+	r->time_base = time_base;
+	r->cpus = cpus;
+	r->out = out;
+	if (sample_alloc(&r->base, cpus) || sample_alloc(&r->prev, cpus))
+		return -1;
+	for (m = M_CPU_USR; m <= M_CPU_SIRQ; m++) {
+		r->cpu_last[m] = calloc(cpus ? cpus : 1, sizeof(uint64_t));
+		if (!r->cpu_last[m])
+			return -1;
+	}
+	return 0;
+}
+
+void record_free(struct record *r)
+{
+	int m;
+
+	free(r->base.cpu);
+	free(r->prev.cpu);
+	for (m = M_CPU_USR; m <= M_CPU_SIRQ; m++)
+		free(r->cpu_last[m]);
+}
+
+static void obs_start(struct record *r, struct jw *w, enum metric m,
+		      const char *shape, const struct sample *smp)
+{
+	/* exact in integers; negative when the base is after the sample */
+	double t = (double)(int64_t)(smp->time - r->time_base) / NSEC_PER_SEC;
+
+	jw_init(w, r->out);
+	fputs("# ktap-metric-json: ", r->out);
+	jw_obj_start(w);
+	jw_key(w, "host");
+	jw_str(w, r->host);
+	jw_key(w, "name");
+	jw_str(w, metric_names[m]);
+	jw_key(w, "shape");
+	jw_str(w, shape);
+	jw_key(w, "time");
+	jw_double(w, py_round(t, 6));
+	jw_key(w, "value");
+}
+
+static void obs_end(struct record *r, struct jw *w)
+{
+	jw_obj_end(w);
+	fputc('\n', r->out);
+	if (w->error)
+		r->bad_output = true;
+}
+
+/* b - a for a cumulative counter; one that went backwards counts 0 */
+static uint64_t counter_delta(uint64_t a, uint64_t b)
+{
+	return b >= a ? b - a : 0;
+}
+
+/* the same, from one sample to the next: a decrease is counted */
+static uint64_t step_delta(struct record *r, uint64_t a, uint64_t b)
+{
+	if (b < a)
+		r->decreases++;
+	return counter_delta(a, b);
+}
+
+/* a total since the start that is lower than the last one stays there */
+static uint64_t never_back(uint64_t *last, uint64_t now)
+{
+	if (now > *last)
+		*last = now;
+	return *last;
+}
+
+/*
+ * Time spent since the first sample, per CPU; null for a CPU that is
+ * offline. A CPU's time never goes back in the output, even when its
+ * counter does or when it was offline at the first sample.
+ */
+static void emit_cpu_time(struct record *r, enum metric m,
+			  const struct sample *smp, uint32_t cpus)
+{
+	struct jw w;
+	uint32_t c;
+
+	obs_start(r, &w, m, "per-cpu", smp);
+	jw_arr_start(&w);
+	for (c = 0; c < cpus; c++) {
+		const struct cpu_stats *now = &smp->cpu[c];
+		const struct cpu_stats *base = &r->base.cpu[c];
+		uint64_t ns = 0;
+
+		if (!now->present || !now->online || !base->present) {
+			jw_null(&w);
+			continue;
+		}
+		switch (m) {
+		case M_CPU_USR:
+			ns = counter_delta(base->t[T_USER] + base->t[T_NICE],
+					   now->t[T_USER] + now->t[T_NICE]);
+			break;
+		case M_CPU_SYS:
+			ns = counter_delta(base->t[T_SYSTEM], now->t[T_SYSTEM]);
+			break;
+		default:
+			ns = counter_delta(base->t[T_SOFTIRQ], now->t[T_SOFTIRQ]);
+			break;
+		}
+		ns = never_back(&r->cpu_last[m][c], ns);
+		jw_double(&w, (double)ns / NSEC_PER_SEC);
+	}
+	jw_arr_end(&w);
+	obs_end(r, &w);
+}
+
+static void emit_cpu_util(struct record *r, const struct sample *smp,
+			  uint32_t cpus)
+{
+	static const int busy_fields[] = { T_USER, T_NICE, T_SYSTEM, T_IRQ,
+					   T_SOFTIRQ, T_STEAL };
+	struct jw w;
+	uint32_t c;
+	size_t i;
+
+	obs_start(r, &w, M_CPU_UTIL, "per-cpu", smp);
+	jw_arr_start(&w);
+	for (c = 0; c < cpus; c++) {
+		const struct cpu_stats *now = &smp->cpu[c];
+		const struct cpu_stats *prev = &r->prev.cpu[c];
+		uint64_t busy = 0, idle;
+		double util;
+
+		if (!now->present || !now->online || !prev->present ||
+		    !prev->online) {
+			jw_null(&w);
+			continue;
+		}
+		/*
+		 * Over user, nice, system, idle, iowait, irq, softirq, steal.
+		 * Idle and iowait as one sum: a sleep moves from one to the
+		 * other when its task's iowait state changes, which is why
+		 * iowait alone can go backwards.
+		 */
+		for (i = 0; i < sizeof(busy_fields) / sizeof(busy_fields[0]); i++)
+			busy += step_delta(r, prev->t[busy_fields[i]],
+					   now->t[busy_fields[i]]);
+		idle = step_delta(r, prev->t[T_IDLE] + prev->t[T_IOWAIT],
+				  now->t[T_IDLE] + now->t[T_IOWAIT]);
+		if (!(busy + idle)) {
+			jw_null(&w);
+			continue;
+		}
+		util = 100.0 * (double)busy / (double)(busy + idle);
+		jw_double(&w, py_round(util, 4));
+	}
+	jw_arr_end(&w);
+	obs_end(r, &w);
+}
+
+static void emit_nic(struct record *r, enum metric m, const struct sample *smp)
+{
+	int stat = nic_stat[m];
+	uint64_t total = 0;
+	unsigned int i;
+	struct jw w;
+
+	/* a netdev that went away keeps counting what it had counted */
+	for (i = 0; i < smp->ndevs && i < r->base.ndevs; i++) {
+		const struct dev_stats *now = &smp->dev[i];
+		const struct dev_stats *base = &r->base.dev[i];
+
+		if (base->gone)
+			continue;
+		if (!now->gone) {
+			if (i < r->prev.ndevs && !r->prev.dev[i].gone)
+				step_delta(r, r->prev.dev[i].v[stat],
+					   now->v[stat]);
+			never_back(&r->nic_last[i][stat],
+				   counter_delta(base->v[stat], now->v[stat]));
+		}
+		total += r->nic_last[i][stat];
+	}
+	obs_start(r, &w, m, "scalar", smp);
+	jw_uint(&w, total);
+	obs_end(r, &w);
+}
+
+void record_sample(struct drain *d, const struct sample *smp)
+{
+	record_add(d->arg, smp, d->s->ndevs);
+}
+
+void record_add(struct record *r, const struct sample *smp, bool nics)
+{
+	uint32_t cpus = r->cpus;
+	int m;
+
+	if (!r->have_base) {
+		sample_copy(&r->base, smp, cpus);
+		r->have_base = true;
+	}
+	for (m = M_CPU_USR; m <= M_CPU_SIRQ; m++)
+		emit_cpu_time(r, m, smp, cpus);
+	if (smp->seq != r->base.seq)
+		emit_cpu_util(r, smp, cpus);
+	if (nics)
+		for (m = M_NIC_RX_DROPPED; m <= M_NIC_TX_DROPPED; m++)
+			emit_nic(r, m, smp);
+	sample_copy(&r->prev, smp, cpus);
+}

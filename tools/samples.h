@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Samples of the ksft_perfmon family: reassembling them from sample-get
+ * messages, and turning them into the KTAP metric lines of
+ * metric-format.md. No I/O on sockets here: the tool, its tests and the
+ * fuzzer feed it messages.
+ */
+#ifndef KPM_SAMPLES_H
+#define KPM_SAMPLES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <linux/ksft_perfmon.h>
+#include <linux/netlink.h>
+
+#include "nl.h"
+
+#define NSEC_PER_SEC	1000000000ULL
+#define NSEC_PER_MSEC	1000000ULL
+
+/* what session-get reports of a session */
+struct session {
+	uint32_t id;
+	uint64_t interval;
+	uint32_t ring_size;
+	uint32_t cpus;
+	uint32_t sample_size;
+	uint64_t samples;
+	uint64_t lost;
+	uint64_t cost;
+	uint32_t ndevs;
+	uint32_t ifindex[KSFT_PERFMON_DEVS_MAX];
+};
+
+/* The CPU times of a sample, in the order of their attributes. */
+enum { T_USER, T_NICE, T_SYSTEM, T_IDLE, T_IOWAIT, T_IRQ, T_SOFTIRQ, T_STEAL,
+       T_GUEST, T_GUEST_NICE, T_NR };
+
+#define DEV_STAT(name) (KSFT_PERFMON_A_DEV_STATS_ ## name - \
+			KSFT_PERFMON_A_DEV_STATS_RX_PACKETS)
+
+struct cpu_stats {
+	bool present;	/* the sample carried this CPU */
+	bool online;
+	uint64_t t[T_NR];
+};
+
+struct dev_stats {
+	bool present;
+	bool gone;
+	uint32_t ifindex;
+	uint64_t v[KPM_DEV_NR_STATS];
+};
+
+struct sample {
+	uint64_t seq;
+	uint64_t time;
+	uint64_t cost;
+	struct cpu_stats *cpu;	/* [session.cpus] */
+	unsigned int ndevs;
+	struct dev_stats dev[KSFT_PERFMON_DEVS_MAX];
+};
+
+struct drain;
+typedef void (*sample_fn)(struct drain *d, const struct sample *smp);
+
+/* Reassembles samples from sample-get messages and hands them on. */
+struct drain {
+	const struct session *s;
+	uint64_t cursor;	/* next seq wanted */
+	uint64_t lost;		/* gaps in seq */
+	bool have;		/* cur holds a sample being assembled */
+	struct sample cur;
+	sample_fn fn;
+	void *arg;
+	unsigned long long samples;
+	char error[128];	/* why drain_msg() failed */
+};
+
+/* 0, or -1 when out of memory */
+int drain_init(struct drain *d, const struct session *s, sample_fn fn,
+	       void *arg);
+void drain_free(struct drain *d);
+/*
+ * Take one sample-get message. A sample split over several messages is
+ * handed on once the next one starts, or at drain_flush(). 0, or -1 with
+ * d->error set when the message is malformed.
+ */
+int drain_msg(struct drain *d, const struct nlmsghdr *nlh);
+void drain_flush(struct drain *d);
+
+/* ---- the compatibility metric set (metric-format.md) ------------------ */
+
+enum metric {
+	M_CPU_USR, M_CPU_SYS, M_CPU_SIRQ, M_CPU_UTIL,
+	M_NIC_RX_DROPPED, M_NIC_RX_MISSED, M_NIC_TX_DROPPED,
+	M_NR,
+};
+
+struct record {
+	const char *host;
+	uint64_t time_base;
+	uint32_t cpus;
+	FILE *out;		/* where the observations go */
+	bool have_base;
+	struct sample base;	/* the first sample: "since the start" */
+	struct sample prev;	/* for cpu.utilization */
+	/* what cpu.time.* said last, per CPU: they never go back */
+	uint64_t *cpu_last[M_CPU_SIRQ + 1];
+	uint64_t nic_last[KSFT_PERFMON_DEVS_MAX][KPM_DEV_NR_STATS];
+	/* counters that went backwards from one sample to the next */
+	unsigned long long decreases;
+	bool bad_output;
+};
+
+/* Observations go to @out. 0, or -1 when out of memory. */
+int record_init(struct record *r, const char *host, uint64_t time_base,
+		uint32_t cpus, FILE *out);
+void record_free(struct record *r);
+/* the observations of one sample; @nics: the session has netdevs */
+void record_add(struct record *r, const struct sample *smp, bool nics);
+/* record_add() as the sample_fn of a drain whose arg is a struct record */
+void record_sample(struct drain *d, const struct sample *smp);
+/* The policy line of @m; 0, or -1 if it could not be written. */
+int print_policy(FILE *f, enum metric m);
+
+#endif
