@@ -67,6 +67,9 @@ step module.insmod kpm_insmod
 run nl selftests/ksft_perfmon_nl_test
 run e2e selftests/e2e_two_hosts.sh
 step module.rmmod rmmod ksft_perfmon
+# record under CPU hotplug, at 1 kHz for a minute, with a stalled reader
+kpm_insmod && run record /usr/bin/python3 selftests/record_robustness.py
+step module.rmmod_after_record rmmod ksft_perfmon
 # 200 rounds of rmmod while sessions sample, a dump is half read and a
 # thread waits in recv()
 run rmmod_race selftests/rmmod_race "$KPM_MODULE" 200

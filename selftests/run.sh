@@ -6,7 +6,7 @@
 #
 # Environment: KERNELS selects kernels of the matrix (default: all of
 # "$(scripts/kernel.sh list)"); KPM_KVM=1 uses KVM instead of TCG; KPM_SMP
-# sets the guest's CPUs (default 2).
+# sets the guest's CPUs (default 4).
 
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -90,7 +90,7 @@ run_kernel() {	# NAME
 	t2=$SECONDS
 	log=$(mktemp)
 	scripts/vm.sh --kernel "$image" --modules "$modules" --mem "$mem" \
-		--timeout "$timeout" --smp "${KPM_SMP:-2}" ${KPM_KVM:+--kvm} \
+		--timeout "$timeout" --smp "${KPM_SMP:-4}" ${KPM_KVM:+--kvm} \
 		-- selftests/guest.sh "build/$k/ksft_perfmon.ko" | tee "$log"
 	vm_rc=${PIPESTATUS[0]}
 	while read -r status name; do

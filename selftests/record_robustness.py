@@ -1,0 +1,209 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""`ksft-perfmon-nl record` under CPU hotplug, at 1 kHz for a minute, and
+with a tiny ring and a reader that stalls. Needs the module loaded and
+root; KTAP output, non-zero exit when a test failed.
+
+usage: record_robustness.py [TEST...]   (default: all)
+"""
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+
+TOOL = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                    '..', 'tools', 'ksft-perfmon-nl')
+LINE = re.compile(r'^# (ktap-metric-policy-json|ktap-metric-json): (.*)$')
+LOST = re.compile(r'^# ksft-perfmon: (\d+) samples lost '
+                  r'\(kernel counted (\d+)\)')
+CPU_SYS = '/sys/devices/system/cpu'
+
+
+def dumps(obj):
+    return json.dumps(obj, allow_nan=False, separators=(',', ':'),
+                      sort_keys=True)
+
+
+def parse(text):
+    """(observations, diagnostic lines, lines that are neither)"""
+    obs, diag, bad = [], [], []
+    for line in text.splitlines():
+        m = LINE.match(line)
+        if m:
+            try:
+                obj = json.loads(m.group(2))
+            except ValueError:
+                bad.append(line)
+                continue
+            if dumps(obj) != m.group(2):
+                bad.append(line)
+            elif m.group(1) == 'ktap-metric-json':
+                obs.append(obj)
+        elif line.startswith('# ksft-perfmon: '):
+            diag.append(line)
+        else:
+            bad.append(line)
+    return obs, diag, bad
+
+
+class Test:
+    def __init__(self, name):
+        self.name, self.failed = name, False
+
+    def check(self, ok, what):
+        if not ok:
+            self.failed = True
+            print(f'# {self.name}: {what}')
+        return ok
+
+
+def possible_cpus():
+    with open(f'{CPU_SYS}/possible') as f:
+        return int(f.read().strip().split('-')[-1]) + 1
+
+
+def record(*args):
+    return subprocess.Popen([TOOL, 'record', *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+
+
+def cpu_hotplug(t):
+    """CPUs go offline and online while record samples every 5 ms:
+    null while offline, values while online, times never back, and
+    utilization within 0..100. The times of each change bracket it."""
+    cpus = possible_cpus()
+    toggled = [c for c in range(1, cpus)
+               if os.path.exists(f'{CPU_SYS}/cpu{c}/online')]
+    if not toggled:
+        return 'skip: no CPU can go offline'
+    base = time.monotonic_ns()
+    rec = record('--interval', '5', '--ring', '4096', '--time-base',
+                 str(base), '--duration', '12')
+    # events[c]: (offline, start ns, end ns) of each change, relative
+    events = {c: [] for c in toggled}
+    time.sleep(1)
+    cycles = 0
+    while time.monotonic_ns() - base < 10e9:
+        for c in toggled:
+            for state in ('0', '1'):
+                t0 = time.monotonic_ns() - base
+                with open(f'{CPU_SYS}/cpu{c}/online', 'w') as f:
+                    f.write(state)
+                events[c].append((state == '0', t0,
+                                  time.monotonic_ns() - base))
+                time.sleep(0.1)
+        cycles += 1
+    out, err = rec.communicate()
+    t.check(rec.returncode == 0, f'record exited {rec.returncode}: {err}')
+    obs, diag, bad = parse(out)
+    t.check(not bad, f'not metric lines: {bad[:3]}')
+    print(f'# {cycles} offline/online cycles of CPUs {toggled}, '
+          f'{len(obs)} observations; {diag}')
+
+    margin = 1000000    # 1 ms: a sample's online flag is read after its time
+
+    def state(c, ns):
+        """True online, False offline, None while changing"""
+        online = True
+        for offline, t0, t1 in events[c]:
+            if ns + margin < t0:
+                return online
+            if ns < t1 + margin:
+                return None
+            online = not offline
+        return online
+
+    last = {}
+    seen = {(c, s): 0 for c in toggled for s in (True, False)}
+    for o in obs:
+        ns = round(o['time'] * 1e9)
+        v = o['value']
+        if not t.check(len(v) == cpus, f'{len(v)} CPUs in {o}'):
+            continue
+        for c, x in enumerate(v):
+            s = state(c, ns) if c in toggled else True
+            if s is False:
+                t.check(x is None, f'CPU {c} offline but {x} in {o}')
+            if s is not None and o['name'] != 'cpu.utilization':
+                seen.setdefault((c, s), 0)
+                seen[(c, s)] += 1
+                t.check(x is not None or not s,
+                        f'CPU {c} online but null in {o}')
+            if x is None:
+                continue
+            if o['name'] == 'cpu.utilization':
+                t.check(0.0 <= x <= 100.0, f'utilization {x} in {o}')
+                continue
+            key = (o['name'], c)
+            t.check(x >= last.get(key, 0.0), f'CPU {c} went back from '
+                    f'{last.get(key)} to {x} in {o}')
+            last[key] = x
+    for (c, s), n in seen.items():
+        t.check(n > 0, f'no sample while CPU {c} was '
+                f'{"online" if s else "offline"}')
+
+
+def zero_loss_1khz(t):
+    """1 kHz for 60 s while record drains: the sequence numbers have no
+    gap (record exits 3 and says so otherwise), nor does the kernel count
+    an overwritten sample."""
+    rec = record('--interval', '1', '--ring', '4096', '--duration', '60')
+    out, err = rec.communicate()
+    obs, diag, bad = parse(out)
+    t.check(rec.returncode == 0, f'record exited {rec.returncode}: {err}')
+    t.check(not bad, f'not metric lines: {bad[:3]}')
+    t.check(not any(LOST.match(d) for d in diag), f'{diag}')
+    n = sum(1 for o in obs if o['name'] == 'cpu.time.usr')
+    print(f'# {n} samples in 60 s ({n / 60:.0f}/s) on {possible_cpus()} '
+          f'CPUs; {diag}')
+    t.check(n > 0, 'no samples')
+
+
+def tiny_ring_stalled_reader(t):
+    """A ring of 4 at 1 ms, and record stopped for half a second, twice:
+    samples are lost, record counts exactly the gaps the kernel counted,
+    says so in one line, still writes valid lines and exits 3."""
+    rec = record('--interval', '1', '--ring', '4', '--duration', '3')
+    for _ in range(2):
+        time.sleep(0.7)
+        rec.send_signal(signal.SIGSTOP)
+        time.sleep(0.5)
+        rec.send_signal(signal.SIGCONT)
+    out, err = rec.communicate()
+    obs, diag, bad = parse(out)
+    t.check(rec.returncode == 3, f'record exited {rec.returncode}: {err}')
+    t.check(not bad, f'not metric lines: {bad[:3]}')
+    t.check(len(obs) > 0, 'no observations')
+    m = LOST.match(diag[-1]) if diag else None
+    if t.check(m is not None, f'no "samples lost" line: {diag}'):
+        print(f'# {diag[-1]}')
+        t.check(m.group(1) == m.group(2) and int(m.group(1)) >= 400,
+                f'gaps {m.group(1)}, kernel {m.group(2)}')
+
+
+TESTS = [cpu_hotplug, zero_loss_1khz, tiny_ring_stalled_reader]
+
+
+def main():
+    tests = [f for f in TESTS if not sys.argv[1:] or
+             f.__name__ in sys.argv[1:]]
+    print('TAP version 13')
+    print(f'1..{len(tests)}')
+    failed = 0
+    for i, f in enumerate(tests, 1):
+        t = Test(f.__name__)
+        skip = f(t)
+        if skip:
+            print(f'ok {i} record.{f.__name__} # SKIP {skip[6:]}')
+        else:
+            failed += t.failed
+            print(f'{"not ok" if t.failed else "ok"} {i} record.{f.__name__}')
+    return 1 if failed else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
