@@ -17,7 +17,7 @@ TOOL_LIBS = $(shell pkg-config --libs libnl-genl-3.0) -lm
 
 TOOLS = tools/ksft-perfmon-nl
 SELFTESTS = selftests/ksft_perfmon_nl_test selftests/json_repr_test \
-	    selftests/rmmod_race selftests/samples_test
+	    selftests/rmmod_race selftests/samples_test selftests/nl_fuzz
 
 .PHONY: all module tools selftests deps run test check check-generated \
 	checkpatch sparse regen clean
@@ -48,6 +48,12 @@ selftests/ksft_perfmon_nl_test: selftests/ksft_perfmon_nl_test.c \
 selftests/rmmod_race: selftests/rmmod_race.c tools/nl.c tools/nl.h \
 		      uapi/linux/ksft_perfmon.h
 	$(CC) -O2 -g -Wall -Werror -pthread -Iuapi -Itools -I$(KSFT_DIR) \
+		$(shell pkg-config --cflags libnl-genl-3.0) -o $@ $< tools/nl.c \
+		$(TOOL_LIBS)
+
+selftests/nl_fuzz: selftests/nl_fuzz.c tools/nl.c tools/nl.h \
+		   uapi/linux/ksft_perfmon.h
+	$(CC) -O2 -g -Wall -Werror -Iuapi -Itools -I$(KSFT_DIR) \
 		$(shell pkg-config --cflags libnl-genl-3.0) -o $@ $< tools/nl.c \
 		$(TOOL_LIBS)
 

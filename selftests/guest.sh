@@ -68,8 +68,13 @@ run nl selftests/ksft_perfmon_nl_test
 run e2e selftests/e2e_two_hosts.sh
 step module.rmmod rmmod ksft_perfmon
 # record under CPU hotplug, at 1 kHz for a minute, with a stalled reader
-kpm_insmod && run record /usr/bin/python3 selftests/record_robustness.py
+step module.insmod_for_record kpm_insmod
+run record /usr/bin/python3 selftests/record_robustness.py
 step module.rmmod_after_record rmmod ksft_perfmon
+# 100,000 mutated requests; the kernel's log is checked after the run
+step module.insmod_for_fuzz kpm_insmod
+run nl_fuzz selftests/nl_fuzz --seed "${KPM_FUZZ_SEED:-1}" --count 100000
+step module.rmmod_after_fuzz rmmod ksft_perfmon
 # 200 rounds of rmmod while sessions sample, a dump is half read and a
 # thread waits in recv()
 run rmmod_race selftests/rmmod_race "$KPM_MODULE" 200

@@ -1,0 +1,389 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A netlink fuzzer for the ksft_perfmon family. It mutates valid requests
+ * of every command: the command, the genetlink version, the netlink flags,
+ * attribute types, lengths and values, nesting, duplicates and truncation,
+ * and sends them over a raw socket, reading whatever comes back (acks,
+ * replies, dumps) without waiting for it. Sockets are replaced now and
+ * then, which destroys their sessions.
+ *
+ * Afterwards the family must still answer correctly: a new session samples,
+ * and once the fuzzer's sockets are closed no session is left. The kernel's
+ * log is the guest's to check (KASAN, lockdep, ...).
+ *
+ * usage: nl_fuzz [--seed N] [--count N]   (default: seed 1, 100000 messages)
+ */
+
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <linux/genetlink.h>
+#include <linux/ksft_perfmon.h>
+#include <linux/netlink.h>
+
+#include "kselftest.h"
+#include "nl.h"
+
+#define SESSIONS	"/sys/kernel/debug/ksft_perfmon/sessions"
+#define NSOCKS		4
+#define MSG_MAX		4096
+
+static uint64_t rng;
+
+/* xorshift64*: the run is a function of the seed */
+static uint64_t rnd(void)
+{
+	rng ^= rng >> 12;
+	rng ^= rng << 25;
+	rng ^= rng >> 27;
+	return rng * 0x2545f4914f6cdd1dULL;
+}
+
+static unsigned int below(unsigned int n)
+{
+	return rnd() % n;
+}
+
+struct msg {
+	unsigned char buf[MSG_MAX];
+	size_t len;
+};
+
+static struct nlattr *put(struct msg *m, uint16_t type, const void *data,
+			  size_t len)
+{
+	struct nlattr *a = (struct nlattr *)(m->buf + m->len);
+
+	if (m->len + NLA_HDRLEN + NLA_ALIGN(len) > MSG_MAX)
+		return NULL;
+	a->nla_type = type;
+	a->nla_len = NLA_HDRLEN + len;
+	if (data)
+		memcpy(a + 1, data, len);
+	m->len += NLA_HDRLEN + NLA_ALIGN(len);
+	return a;
+}
+
+static void put_u32(struct msg *m, uint16_t type, uint32_t v)
+{
+	put(m, type, &v, sizeof(v));
+}
+
+static void put_u64(struct msg *m, uint16_t type, uint64_t v)
+{
+	put(m, type, &v, sizeof(v));
+}
+
+/* a value near the interesting ones, or anything */
+static uint64_t value(uint64_t valid)
+{
+	static const uint64_t edge[] = {
+		0, 1, 2, 3, 63, 64, 65, 4095, 4096, 65535, 65536,
+		KSFT_PERFMON_INTERVAL_MIN - 1, KSFT_PERFMON_INTERVAL_MIN,
+		KSFT_PERFMON_INTERVAL_MAX, KSFT_PERFMON_INTERVAL_MAX + 1,
+		KSFT_PERFMON_RING_SIZE_MIN, KSFT_PERFMON_RING_SIZE_MAX,
+		KSFT_PERFMON_RING_SIZE_MAX + 1, UINT32_MAX, UINT64_MAX,
+	};
+
+	switch (below(4)) {
+	case 0:
+		return valid;
+	case 1:
+		return edge[below(sizeof(edge) / sizeof(edge[0]))];
+	case 2:
+		return valid ^ (1ULL << below(64));
+	default:
+		return rnd();
+	}
+}
+
+/* A valid request of a random command, with random ids. */
+static void request(struct msg *m, uint32_t id)
+{
+	struct genlmsghdr *g;
+	struct nlattr *nest;
+	int i, n;
+
+	m->len = NLMSG_HDRLEN + GENL_HDRLEN;
+	g = (struct genlmsghdr *)(m->buf + NLMSG_HDRLEN);
+	g->cmd = 1 + below(KSFT_PERFMON_CMD_MAX);
+	g->version = 1;
+	g->reserved = 0;
+	switch (g->cmd) {
+	case KSFT_PERFMON_CMD_SESSION_NEW:
+		n = below(4);
+		for (i = 0; i < n; i++)
+			put_u32(m, KSFT_PERFMON_A_SESSION_IFINDEX, value(1));
+		put_u64(m, KSFT_PERFMON_A_SESSION_INTERVAL,
+			value(1000000000ULL));
+		put_u32(m, KSFT_PERFMON_A_SESSION_RING_SIZE, value(16));
+		break;
+	case KSFT_PERFMON_CMD_SAMPLE_GET:
+		put_u32(m, KSFT_PERFMON_A_SAMPLE_SESSION_ID, value(id));
+		if (below(2))
+			put_u64(m, KSFT_PERFMON_A_SAMPLE_CURSOR, value(0));
+		break;
+	default:
+		put_u32(m, KSFT_PERFMON_A_SESSION_ID, value(id));
+		break;
+	}
+	/* attributes of another set, or nested where none are */
+	if (!below(8)) {
+		nest = put(m, below(12) | (below(2) ? NLA_F_NESTED : 0), NULL, 0);
+		n = below(3);
+		for (i = 0; nest && i < n; i++) {
+			put_u64(m, below(24), rnd());
+			nest->nla_len += NLA_HDRLEN + 8;
+		}
+	}
+}
+
+/* the mutations, each applied with some probability */
+static void mutate(struct msg *m, struct nlmsghdr *nlh)
+{
+	struct genlmsghdr *g = (struct genlmsghdr *)(m->buf + NLMSG_HDRLEN);
+	size_t off;
+	int i, n;
+
+	if (!below(16))
+		g->cmd = below(256);
+	if (!below(32))
+		g->version = below(256);
+	if (!below(8))	/* request, ack, dump, echo, and junk */
+		nlh->nlmsg_flags ^= 1 << below(16);
+	/* flip, grow, shrink or retype one attribute */
+	n = below(4);
+	for (i = 0; i < n && m->len > NLMSG_HDRLEN + GENL_HDRLEN; i++) {
+		off = NLMSG_HDRLEN + GENL_HDRLEN +
+		      below(m->len - NLMSG_HDRLEN - GENL_HDRLEN);
+		switch (below(5)) {
+		case 0:
+			m->buf[off] ^= 1 << below(8);
+			break;
+		case 1:
+			m->buf[off] = rnd();
+			break;
+		default: {
+			struct nlattr *a;
+			size_t at = NLMSG_HDRLEN + GENL_HDRLEN;
+
+			/* an attribute header on a 4-byte boundary */
+			at += (below((m->len - at) / 4 + 1) * 4);
+			if (at + NLA_HDRLEN > m->len)
+				break;
+			a = (struct nlattr *)(m->buf + at);
+			if (below(2))
+				a->nla_len = below(2) ? below(24) : rnd();
+			else
+				a->nla_type = below(2) ? below(24) : rnd();
+			break;
+		}
+		}
+	}
+	/* duplicate a tail of the message */
+	if (!below(16) && m->len * 2 <= MSG_MAX) {
+		off = NLMSG_HDRLEN + GENL_HDRLEN;
+		memcpy(m->buf + m->len, m->buf + off, m->len - off);
+		m->len += m->len - off;
+	}
+	/* truncate */
+	if (!below(16))
+		m->len = below(m->len + 1);
+}
+
+struct stats {
+	unsigned long sent, send_failed, replies, acks, errors, dumps_done;
+	unsigned long by_errno[256];
+};
+
+/* read whatever the kernel has for @fd, without blocking */
+static void drain(int fd, struct stats *st)
+{
+	static unsigned char buf[65536];
+	struct nlmsghdr *nlh;
+	ssize_t len;
+	int err;
+
+	while ((len = recv(fd, buf, sizeof(buf), MSG_DONTWAIT)) > 0) {
+		for (nlh = (struct nlmsghdr *)buf; NLMSG_OK(nlh, len);
+		     nlh = NLMSG_NEXT(nlh, len)) {
+			if (nlh->nlmsg_type == NLMSG_DONE) {
+				st->dumps_done++;
+			} else if (nlh->nlmsg_type == NLMSG_ERROR) {
+				err = -((struct nlmsgerr *)NLMSG_DATA(nlh))->error;
+				if (err)
+					st->errors++;
+				else
+					st->acks++;
+				st->by_errno[err & 255]++;
+			} else {
+				st->replies++;
+			}
+		}
+	}
+}
+
+static int open_sock(void)
+{
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+	int fd, one = 1;
+
+	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)))
+		ksft_exit_fail_perror("netlink socket");
+	setsockopt(fd, SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one));
+	if (!below(2))
+		setsockopt(fd, SOL_NETLINK, NETLINK_CAP_ACK, &one,
+			   sizeof(one));
+	return fd;
+}
+
+static int nr_sessions(void)
+{
+	FILE *f = fopen(SESSIONS, "r");
+	int lines = 0, c;
+
+	if (!f)
+		return -1;
+	while ((c = getc(f)) != EOF)
+		lines += c == '\n';
+	fclose(f);
+	return lines - 1;
+}
+
+static int count_cb(struct nl_msg *msg, void *arg)
+{
+	(*(int *)arg)++;
+	return NL_OK;
+}
+
+static int id_cb(struct nl_msg *msg, void *arg)
+{
+	struct nlattr *tb[KSFT_PERFMON_A_SESSION_MAX + 1];
+
+	if (!genlmsg_parse(nlmsg_hdr(msg), 0, tb, KSFT_PERFMON_A_SESSION_MAX,
+			   NULL) && tb[KSFT_PERFMON_A_SESSION_ID])
+		*(uint32_t *)arg = nla_get_u32(tb[KSFT_PERFMON_A_SESSION_ID]);
+	return NL_OK;
+}
+
+/* The family still does its job: a session that samples, and goes. */
+static int still_answers(void)
+{
+	struct kpm_ack ack;
+	struct nl_sock *sk;
+	struct nl_msg *msg;
+	int family, n = 0;
+	uint32_t id = 0;
+	int ok = 0;
+
+	sk = kpm_nl_socket(&family);
+	if (!sk || family < 0)
+		return 0;
+	msg = kpm_nl_msg(family, KSFT_PERFMON_CMD_SESSION_NEW, 0);
+	nla_put_u64(msg, KSFT_PERFMON_A_SESSION_INTERVAL, 10000000);
+	nla_put_u32(msg, KSFT_PERFMON_A_SESSION_RING_SIZE, 64);
+	if (kpm_nl_talk(sk, msg, id_cb, &id, &ack) || !id)
+		goto out;
+	usleep(100000);
+	msg = kpm_nl_msg(family, KSFT_PERFMON_CMD_SAMPLE_GET, NLM_F_DUMP);
+	nla_put_u32(msg, KSFT_PERFMON_A_SAMPLE_SESSION_ID, id);
+	if (kpm_nl_talk(sk, msg, count_cb, &n, &ack) || n < 2)
+		goto out;
+	msg = kpm_nl_msg(family, KSFT_PERFMON_CMD_SESSION_DEL, 0);
+	nla_put_u32(msg, KSFT_PERFMON_A_SESSION_ID, id);
+	ok = !kpm_nl_talk(sk, msg, NULL, NULL, &ack);
+out:
+	if (!ok)
+		ksft_print_msg("session %u, %d samples: %s\n", id, n, ack.msg);
+	nl_socket_free(sk);
+	return ok;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "seed", required_argument, NULL, 's' },
+		{ "count", required_argument, NULL, 'c' },
+		{}
+	};
+	unsigned long count = 100000, i, seed = 1;
+	int fd[NSOCKS], family, s, opt, e;
+	struct nl_sock *probe;
+	struct stats st = {};
+	struct msg m;
+
+	while ((opt = getopt_long(argc, argv, "s:c:", opts, NULL)) != -1) {
+		if (opt == 's')
+			seed = strtoul(optarg, NULL, 0);
+		else if (opt == 'c')
+			count = strtoul(optarg, NULL, 0);
+		else
+			return KSFT_FAIL;
+	}
+	rng = seed * 0x9e3779b97f4a7c15ULL + 1;
+
+	ksft_print_header();
+	ksft_set_plan(3);
+	probe = kpm_nl_socket(&family);
+	if (!probe || family < 0)
+		ksft_exit_fail_msg("no ksft_perfmon family\n");
+	nl_socket_free(probe);
+
+	for (s = 0; s < NSOCKS; s++)
+		fd[s] = open_sock();
+	for (i = 0; i < count; i++) {
+		struct nlmsghdr *nlh = (struct nlmsghdr *)m.buf;
+
+		s = below(NSOCKS);
+		/* now and then a new socket: its sessions die with the old */
+		if (!below(2000)) {
+			close(fd[s]);
+			fd[s] = open_sock();
+		}
+		request(&m, 1 + below(80));
+		nlh->nlmsg_type = family;
+		nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+		if (m.buf[NLMSG_HDRLEN] == KSFT_PERFMON_CMD_SAMPLE_GET ||
+		    !below(8))
+			nlh->nlmsg_flags |= NLM_F_DUMP;
+		nlh->nlmsg_seq = i;
+		nlh->nlmsg_pid = 0;
+		mutate(&m, nlh);
+		if (m.len >= sizeof(*nlh))
+			nlh->nlmsg_len = below(32) ? m.len : rnd();
+		if (send(fd[s], m.buf, m.len, 0) < 0)
+			st.send_failed++;
+		else
+			st.sent++;
+		drain(fd[s], &st);
+	}
+	for (s = 0; s < NSOCKS; s++)
+		drain(fd[s], &st);
+
+	ksft_print_msg("seed %lu: %lu messages, %lu sent, %lu refused by send(), %lu replies, %lu acks, %lu errors, %lu dumps done\n",
+		       seed, count, st.sent, st.send_failed, st.replies,
+		       st.acks, st.errors, st.dumps_done);
+	for (e = 1; e < 256; e++)
+		if (st.by_errno[e])
+			ksft_print_msg("  %s: %lu\n", strerror(e),
+				       st.by_errno[e]);
+	ksft_test_result(st.sent >= count / 2 && st.acks && st.errors,
+			 "fuzz_sent_and_answered\n");
+
+	for (s = 0; s < NSOCKS; s++)
+		close(fd[s]);
+	ksft_test_result(still_answers(), "family_still_answers\n");
+	/* sockets are released after an RCU grace period */
+	for (i = 0; i < 500 && nr_sessions(); i++)
+		usleep(10000);
+	ksft_test_result(nr_sessions() == 0, "no_session_left\n");
+	ksft_finished();
+}
