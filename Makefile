@@ -20,7 +20,7 @@ SELFTESTS = selftests/ksft_perfmon_nl_test selftests/json_repr_test \
 	    selftests/rmmod_race selftests/samples_test selftests/nl_fuzz
 
 .PHONY: all module tools selftests deps run test check check-generated \
-	checkpatch sparse regen clean
+	checkpatch sparse regen clean fuzz
 
 all: module tools
 
@@ -67,6 +67,22 @@ selftests/json_repr_test: selftests/json_repr_test.c tools/json.c tools/json.h
 
 KSFT_DIR ?= $(shell scripts/kernel.sh selftests)
 
+# libFuzzer on the tool's parsing and JSON writing, for FUZZ_TIME seconds;
+# the corpus it grows stays in build/fuzz-corpus
+FUZZ_TIME ?= 60
+FUZZ_SEED ?= 1
+selftests/fuzz_samples: selftests/fuzz_samples.c $(TOOL_DEPS)
+	clang -g -O1 -Wall -Werror -fsanitize=fuzzer,address,undefined \
+		-fno-sanitize-recover=all -Iuapi -Itools \
+		$(shell pkg-config --cflags libnl-genl-3.0) -o $@ $< \
+		$(TOOL_SRCS) $(TOOL_LIBS)
+
+fuzz: selftests/fuzz_samples
+	mkdir -p build/fuzz-corpus
+	selftests/fuzz_samples -seed=$(FUZZ_SEED) -max_total_time=$(FUZZ_TIME) \
+		-artifact_prefix=build/fuzz- \
+		-print_final_stats=1 build/fuzz-corpus
+
 deps:
 	scripts/deps.sh
 
@@ -100,4 +116,4 @@ check-generated:
 
 clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
-	rm -rf $(TOOLS) $(SELFTESTS) build
+	rm -rf $(TOOLS) $(SELFTESTS) selftests/fuzz_samples build

@@ -69,6 +69,14 @@ run_ktap() {	# NAME COMMAND...
 run_ktap json /usr/bin/python3 selftests/json_repr_test.py
 run_ktap kmemleak /usr/bin/python3 selftests/kmemleak_attribution_test.py
 run_ktap samples selftests/samples_test
+# libFuzzer on the tool's parsing and JSON writing, a bounded minute
+fuzz_samples() {
+	make -s fuzz FUZZ_TIME=60 > build/fuzz.log 2>&1
+	local rc=$?
+	grep -E '^(Done|stat::number|stat::new|==[0-9]+==ERROR|SUMMARY)' build/fuzz.log
+	return $rc
+}
+step fuzz.samples_libfuzzer_60s fuzz_samples
 
 # one kernel: build the module against it, sparse, then the guest
 run_kernel() {	# NAME

@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libFuzzer harness for the tool's userspace parsing and JSON writing:
+ * tools/samples.c (sample-get messages to samples to metric lines) and
+ * tools/json.c (the host label, every number).
+ *
+ * The input is a small program, so that most inputs reach deep: each
+ * operation byte builds part of a sample-get message the way the kernel
+ * does, or damages it (raw attributes, wrong lengths, truncation), or
+ * hands the message to the parser. A malformed message must be refused
+ * with a message, never crash or trip ASan/UBSan; every line written must
+ * be one line of JSON after its tag.
+ *
+ * Build and run: make fuzz (clang -fsanitize=fuzzer,address,undefined).
+ */
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <linux/genetlink.h>
+#include <linux/ksft_perfmon.h>
+#include <netlink/genl/genl.h>
+
+#include "json.h"
+#include "samples.h"
+
+struct input {
+	const uint8_t *p;
+	size_t n;
+};
+
+static uint64_t take(struct input *in, size_t bytes)
+{
+	uint64_t v = 0;
+
+	while (bytes-- && in->n) {
+		v = v << 8 | *in->p++;
+		in->n--;
+	}
+	return v;
+}
+
+static struct nl_msg *new_msg(struct input *in)
+{
+	struct nl_msg *msg = nlmsg_alloc_size(8192);
+
+	genlmsg_put(msg, 0, 0, 0x20, 0, 0, KSFT_PERFMON_CMD_SAMPLE_GET, 1);
+	nla_put_u64(msg, KSFT_PERFMON_A_SAMPLE_SEQ, take(in, 1));
+	nla_put_u64(msg, KSFT_PERFMON_A_SAMPLE_TIME, take(in, 4) * 1000);
+	return msg;
+}
+
+/* feed the message; a refused one must say why */
+static void feed(struct drain *d, struct nl_msg *msg)
+{
+	d->error[0] = '\0';
+	if (drain_msg(d, nlmsg_hdr(msg)) && !d->error[0])
+		abort();
+	nlmsg_free(msg);
+}
+
+/* every line is "# TAG: {...}\n", or a diagnostic comment */
+static void check_output(const char *buf, size_t len)
+{
+	const char *line = buf, *end;
+
+	while (line < buf + len) {
+		end = memchr(line, '\n', buf + len - line);
+		if (!end || strncmp(line, "# ktap-metric-json: {", 21) ||
+		    end[-1] != '}' || memchr(line, '\0', end - line))
+			abort();
+		line = end + 1;
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct input in = { data, size };
+	struct session s = { .id = 1 };
+	struct nl_msg *msg = NULL;
+	char host[64], esc[256];
+	struct nlattr *nest;
+	struct record r;
+	struct drain d;
+	size_t len = 0;
+	char *buf = NULL;
+	FILE *out;
+	int i, hl;
+
+	s.cpus = 1 + take(&in, 1) % 8;
+	s.ndevs = take(&in, 1) % 3;
+	/* the host label: any bytes that make a valid UTF-8 string */
+	hl = take(&in, 1) % sizeof(host);
+	for (i = 0; i < hl; i++)
+		host[i] = take(&in, 1);
+	host[hl] = '\0';
+	if (!hl || !py_json_escape(host, esc, sizeof(esc)))
+		strcpy(host, "local");
+
+	out = open_memstream(&buf, &len);
+	if (!out || record_init(&r, host, take(&in, 4) * 1000, s.cpus, out) ||
+	    drain_init(&d, &s, record_sample, &r))
+		abort();
+
+	while (in.n) {
+		uint8_t op = take(&in, 1);
+
+		if (!msg && op % 8 != 7)
+			msg = new_msg(&in);
+		switch (op % 8) {
+		case 0:		/* a CPU, as the kernel sends it */
+		case 1:
+			nest = nla_nest_start(msg, KSFT_PERFMON_A_SAMPLE_CPU);
+			nla_put_u32(msg, KSFT_PERFMON_A_CPU_STATS_ID,
+				    take(&in, 1) % (s.cpus + 1));
+			if (op & 8)
+				nla_put_flag(msg, KSFT_PERFMON_A_CPU_STATS_ONLINE);
+			for (i = 0; i < T_NR; i++)
+				nla_put_u64(msg, KSFT_PERFMON_A_CPU_STATS_USER + i,
+					    take(&in, 2) << (op >> 4));
+			nla_nest_end(msg, nest);
+			break;
+		case 2:		/* a netdev */
+			nest = nla_nest_start(msg, KSFT_PERFMON_A_SAMPLE_DEV);
+			nla_put_u32(msg, KSFT_PERFMON_A_DEV_STATS_IFINDEX,
+				    take(&in, 1));
+			if (op & 8)
+				nla_put_flag(msg, KSFT_PERFMON_A_DEV_STATS_GONE);
+			for (i = KSFT_PERFMON_A_DEV_STATS_RX_PACKETS;
+			     i <= KSFT_PERFMON_A_DEV_STATS_MAX; i++)
+				nla_put_u64(msg, i, take(&in, 2));
+			nla_nest_end(msg, nest);
+			break;
+		case 3: {	/* a raw attribute: any type, length, bytes */
+			uint8_t raw[32];
+			int type = take(&in, 1), n = take(&in, 1) % 33;
+
+			for (i = 0; i < n; i++)
+				raw[i] = take(&in, 1);
+			nla_put(msg, type & 31, n, raw);
+			break;
+		}
+		case 4: {	/* a nest of raw attributes */
+			nest = nla_nest_start(msg, take(&in, 1) & 7);
+			nla_put_u32(msg, take(&in, 1) & 31, take(&in, 4));
+			nla_nest_end(msg, nest);
+			break;
+		}
+		case 5:		/* cut the message short */
+			nlmsg_hdr(msg)->nlmsg_len -= take(&in, 1) %
+				(nlmsg_hdr(msg)->nlmsg_len - NLMSG_HDRLEN + 1);
+			/* fall through */
+		case 6:
+		case 7:
+			if (msg)
+				feed(&d, msg);
+			msg = NULL;
+			break;
+		}
+	}
+	if (msg)
+		feed(&d, msg);
+	drain_flush(&d);
+
+	fflush(out);
+	check_output(buf, len);
+	for (i = 0; i < M_NR; i++)
+		if (print_policy(out, i))
+			abort();
+	fclose(out);
+	free(buf);
+	drain_free(&d);
+	record_free(&r);
+	return 0;
+}
