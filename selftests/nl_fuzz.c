@@ -31,7 +31,6 @@
 #include "kselftest.h"
 #include "nl.h"
 
-#define SESSIONS	"/sys/kernel/debug/ksft_perfmon/sessions"
 #define NSOCKS		4
 #define MSG_MAX		4096
 
@@ -245,19 +244,6 @@ static int open_sock(void)
 	return fd;
 }
 
-static int nr_sessions(void)
-{
-	FILE *f = fopen(SESSIONS, "r");
-	int lines = 0, c;
-
-	if (!f)
-		return -1;
-	while ((c = getc(f)) != EOF)
-		lines += c == '\n';
-	fclose(f);
-	return lines - 1;
-}
-
 static int count_cb(struct nl_msg *msg, void *arg)
 {
 	(*(int *)arg)++;
@@ -382,8 +368,8 @@ int main(int argc, char **argv)
 		close(fd[s]);
 	ksft_test_result(still_answers(), "family_still_answers\n");
 	/* sockets are released after an RCU grace period */
-	for (i = 0; i < 500 && nr_sessions(); i++)
+	for (i = 0; i < 500 && kpm_nr_sessions(); i++)
 		usleep(10000);
-	ksft_test_result(nr_sessions() == 0, "no_session_left\n");
+	ksft_test_result(kpm_nr_sessions() == 0, "no_session_left\n");
 	ksft_finished();
 }

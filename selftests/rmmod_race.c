@@ -48,7 +48,6 @@
 #include "nl.h"
 
 #define MODNAME		"ksft_perfmon"
-#define SESSIONS	"/sys/kernel/debug/ksft_perfmon/sessions"
 #define TOOL		"tools/ksft-perfmon-nl"
 #define MS		1000000ULL
 #define RECORD_AGAIN	TOOL " record --interval 10 --duration 0.2 | " \
@@ -112,19 +111,6 @@ static int load(void)
 static int unload(void)
 {
 	return syscall(SYS_delete_module, MODNAME, O_NONBLOCK) ? errno : 0;
-}
-
-static int nr_sessions(void)
-{
-	FILE *f = fopen(SESSIONS, "r");
-	int lines = 0, c;
-
-	if (!f)
-		return -1;
-	while ((c = getc(f)) != EOF)
-		lines += c == '\n';
-	fclose(f);
-	return lines - 1;	/* a header line */
 }
 
 static int session_id_cb(struct nl_msg *msg, void *arg)
@@ -362,13 +348,13 @@ static int round_one(void)
 
 	if (load())
 		return -1;
-	n = nr_sessions();
+	n = kpm_nr_sessions();
 	if (n)
 		return fail("%d sessions after insmod", n);
 	if (start_record(&b) || hold(&b))
 		goto out;
 	/* record's session too */
-	for (i = 0; i < 6000 && nr_sessions() < 6; i++)
+	for (i = 0; i < 6000 && kpm_nr_sessions() < 6; i++)
 		sleep_ms(10);
 
 	err = unload();
@@ -425,7 +411,7 @@ int main(int argc, char **argv)
 	ksft_test_result(!failed, "rmmod_while_busy\n");
 
 	/* and the module samples again */
-	ksft_test_result(!load() && !nr_sessions() && !system(RECORD_AGAIN) &&
+	ksft_test_result(!load() && !kpm_nr_sessions() && !system(RECORD_AGAIN) &&
 			 !unload(), "samples_after_reload\n");
 	ksft_finished();
 }

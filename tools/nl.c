@@ -181,3 +181,16 @@ int kpm_nl_dump_running(struct nl_sock *sk)
 	fclose(f);
 	return running;
 }
+
+int kpm_nr_sessions(void)
+{
+	FILE *f = fopen("/sys/kernel/debug/ksft_perfmon/sessions", "r");
+	int lines = 0, c;
+
+	if (!f)
+		return -1;
+	while ((c = getc(f)) != EOF)
+		lines += c == '\n';
+	fclose(f);
+	return lines - 1;	/* a header line */
+}

@@ -49,6 +49,9 @@ int kpm_nl_talk(struct nl_sock *sk, struct nl_msg *msg,
  */
 int kpm_nl_dump_running(struct nl_sock *sk);
 
+/* Sessions listed in debugfs, over all users; -1 if it cannot be read. */
+int kpm_nr_sessions(void);
+
 /* The value of an NLA_UINT attribute (4 or 8 bytes); 0 when absent. */
 uint64_t kpm_nla_get_uint(const struct nlattr *a);
 
