@@ -42,9 +42,10 @@ debian_env() {	# FLAVOUR MEM TIMEOUT
 # KASAN and lockdep slow the guest down several times, and KASAN's shadow
 # takes an eighth of the memory. So slowed down, the ACPI interpreter runs
 # into its loop timeout on the PCI routing table (_PRT) twice, a minute of
-# the boot. acpi=noirq would skip it, but a boot with it once took a KASAN
-# report in an early interrupt (handle_edge_irq during identify_cpu), so
-# the minute stays.
+# the boot. acpi=noirq would skip it; it was dropped after a boot with it
+# took a KASAN report in an early interrupt (handle_edge_irq during
+# identify_cpu). That report came without it too, with 5-level paging,
+# which vm.sh now turns off; the minute stays until that is shown.
 kernel_env() {	# NAME
 	local dir rel
 	case "$1" in
