@@ -71,6 +71,7 @@ run_ktap kmemleak /usr/bin/python3 selftests/kmemleak_attribution_test.py
 run_ktap samples selftests/samples_test
 # libFuzzer on the tool's parsing and JSON writing, a bounded minute
 fuzz_samples() {
+	mkdir -p build
 	make -s fuzz FUZZ_TIME=60 > build/fuzz.log 2>&1
 	local rc=$?
 	grep -E '^(Done|stat::number|stat::new|==[0-9]+==ERROR|SUMMARY)' build/fuzz.log
