@@ -197,10 +197,30 @@ static void mutate(struct msg *m, struct nlmsghdr *nlh)
 		m->len = below(m->len + 1);
 }
 
+/* what each kind of request got back: commands 1-4, 0 for any other */
+#define KINDS		(KSFT_PERFMON_CMD_MAX + 1)
+static const char *const kind_name[KINDS] = {
+	"other", "session-new", "session-get", "session-del", "sample-get",
+};
+
+struct outcome {
+	unsigned long requests, ok, replies, by_errno[256];
+};
+
 struct stats {
 	unsigned long sent, send_failed, replies, acks, errors, dumps_done;
 	unsigned long by_errno[256];
+	uint8_t *kind_of;	/* [seq]: kind * 2 + dump */
+	unsigned long count;
+	struct outcome kind[KINDS][2];
 };
+
+static struct outcome *outcome_of(struct stats *st, uint32_t seq)
+{
+	uint8_t k = seq < st->count ? st->kind_of[seq] : 0;
+
+	return &st->kind[k / 2][k % 2];
+}
 
 /* read whatever the kernel has for @fd, without blocking */
 static void drain(int fd, struct stats *st)
@@ -213,8 +233,11 @@ static void drain(int fd, struct stats *st)
 	while ((len = recv(fd, buf, sizeof(buf), MSG_DONTWAIT)) > 0) {
 		for (nlh = (struct nlmsghdr *)buf; NLMSG_OK(nlh, len);
 		     nlh = NLMSG_NEXT(nlh, len)) {
+			struct outcome *o = outcome_of(st, nlh->nlmsg_seq);
+
 			if (nlh->nlmsg_type == NLMSG_DONE) {
 				st->dumps_done++;
+				o->ok++;
 			} else if (nlh->nlmsg_type == NLMSG_ERROR) {
 				err = -((struct nlmsgerr *)NLMSG_DATA(nlh))->error;
 				if (err)
@@ -222,8 +245,13 @@ static void drain(int fd, struct stats *st)
 				else
 					st->acks++;
 				st->by_errno[err & 255]++;
+				if (err)
+					o->by_errno[err & 255]++;
+				else
+					o->ok++;
 			} else {
 				st->replies++;
+				o->replies++;
 			}
 		}
 	}
@@ -301,7 +329,7 @@ int main(int argc, char **argv)
 		{}
 	};
 	unsigned long count = 100000, i, seed = 1;
-	int fd[NSOCKS], family, s, opt, e;
+	int fd[NSOCKS], family, s, opt, e, k;
 	struct nl_sock *probe;
 	struct stats st = {};
 	struct msg m;
@@ -315,6 +343,10 @@ int main(int argc, char **argv)
 			return KSFT_FAIL;
 	}
 	rng = seed * 0x9e3779b97f4a7c15ULL + 1;
+	st.count = count;
+	st.kind_of = calloc(count ? count : 1, 1);
+	if (!st.kind_of)
+		ksft_exit_fail_msg("out of memory\n");
 
 	ksft_print_header();
 	ksft_set_plan(3);
@@ -345,6 +377,10 @@ int main(int argc, char **argv)
 		mutate(&m, nlh);
 		if (m.len >= sizeof(*nlh))
 			nlh->nlmsg_len = below(32) ? m.len : rnd();
+		if (m.len > NLMSG_HDRLEN && m.buf[NLMSG_HDRLEN] < KINDS)
+			st.kind_of[i] = m.buf[NLMSG_HDRLEN] * 2;
+		st.kind_of[i] |= !!(nlh->nlmsg_flags & NLM_F_DUMP);
+		outcome_of(&st, i)->requests++;
 		if (send(fd[s], m.buf, m.len, 0) < 0)
 			st.send_failed++;
 		else
@@ -361,6 +397,18 @@ int main(int argc, char **argv)
 		if (st.by_errno[e])
 			ksft_print_msg("  %s: %lu\n", strerror(e),
 				       st.by_errno[e]);
+	for (k = 0; k < KINDS * 2; k++) {
+		struct outcome *o = &st.kind[k / 2][k % 2];
+
+		ksft_print_msg("  %s %s: %lu requests, %lu ok, %lu replies;",
+			       kind_name[k / 2], k % 2 ? "dump" : "do",
+			       o->requests, o->ok, o->replies);
+		for (e = 1; e < 256; e++)
+			if (o->by_errno[e])
+				printf(" %s %lu", strerrorname_np(e),
+				       o->by_errno[e]);
+		printf("\n");
+	}
 	ksft_test_result(st.sent >= count / 2 && st.acks && st.errors,
 			 "fuzz_sent_and_answered\n");
 
