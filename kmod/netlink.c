@@ -514,7 +514,8 @@ int ksft_perfmon_nl_sample_get_dumpit(struct sk_buff *skb,
 		ctx->seq = kpm_session_first_seq(s);
 		ctx->cpu = 0;
 	}
-	for (; ctx->seq < ctx->end; ctx->seq++, ctx->cpu = 0) {
+	/* head only grows; min() guards a session id reused meanwhile */
+	for (; ctx->seq < min(ctx->end, s->head); ctx->seq++, ctx->cpu = 0) {
 		err = kpm_nl_sample_fill(skb, s, ctx, genl_info_dump(cb));
 		if (err)
 			break;
