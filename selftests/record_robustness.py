@@ -71,6 +71,24 @@ def record(*args):
                             stderr=subprocess.PIPE, text=True)
 
 
+def finish(t, rec, seconds):
+    """record's output; a record still running after @seconds is a
+    failure, with where it is stuck, rather than a guest that hangs"""
+    try:
+        return rec.communicate(timeout=seconds)
+    except subprocess.TimeoutExpired:
+        where = ''
+        for f in ('wchan', 'stack'):
+            try:
+                with open(f'/proc/{rec.pid}/{f}') as fd:
+                    where += f' {f}: {fd.read().strip()!r}'
+            except OSError:
+                pass
+        t.check(False, f'record still running after {seconds} s;{where}')
+        rec.kill()
+        return rec.communicate()
+
+
 def cpu_hotplug(t):
     """CPUs go offline and online while record samples every 5 ms:
     null while offline, values while online, times never back, and
@@ -97,7 +115,7 @@ def cpu_hotplug(t):
                                   time.monotonic_ns() - base))
                 time.sleep(0.1)
         cycles += 1
-    out, err = rec.communicate()
+    out, err = finish(t, rec, 300)
     t.check(rec.returncode == 0, f'record exited {rec.returncode}: {err}')
     obs, diag, bad = parse(out)
     t.check(not bad, f'not metric lines: {bad[:3]}')
@@ -152,7 +170,7 @@ def zero_loss_1khz(t):
     gap (record exits 3 and says so otherwise), nor does the kernel count
     an overwritten sample."""
     rec = record('--interval', '1', '--ring', '4096', '--duration', '60')
-    out, err = rec.communicate()
+    out, err = finish(t, rec, 600)
     obs, diag, bad = parse(out)
     t.check(rec.returncode == 0, f'record exited {rec.returncode}: {err}')
     t.check(not bad, f'not metric lines: {bad[:3]}')
@@ -173,7 +191,7 @@ def tiny_ring_stalled_reader(t):
         rec.send_signal(signal.SIGSTOP)
         time.sleep(0.5)
         rec.send_signal(signal.SIGCONT)
-    out, err = rec.communicate()
+    out, err = finish(t, rec, 300)
     obs, diag, bad = parse(out)
     t.check(rec.returncode == 3, f'record exited {rec.returncode}: {err}')
     t.check(not bad, f'not metric lines: {bad[:3]}')
@@ -189,6 +207,7 @@ TESTS = [cpu_hotplug, zero_loss_1khz, tiny_ring_stalled_reader]
 
 
 def main():
+    sys.stdout.reconfigure(line_buffering=True)
     tests = [f for f in TESTS if not sys.argv[1:] or
              f.__name__ in sys.argv[1:]]
     print('TAP version 13')
@@ -196,6 +215,7 @@ def main():
     failed = 0
     for i, f in enumerate(tests, 1):
         t = Test(f.__name__)
+        print(f'# {f.__name__}: start')
         skip = f(t)
         if skip:
             print(f'ok {i} record.{f.__name__} # SKIP {skip[6:]}')
