@@ -9,7 +9,8 @@
 # when the guest's dmesg shows a kernel problem (see vm-guest.sh).
 #
 # usage: vm.sh --kernel VMLINUZ --modules DIR [--smp N] [--mem MB]
-#              [--timeout S] [--kvm] -- COMMAND [ARGS...]
+#              [--timeout S] [--boot-timeout S] [--system-map FILE]
+#              [--kvm] -- COMMAND [ARGS...]
 
 set -euo pipefail
 
@@ -18,7 +19,8 @@ usage() {
 	exit 2
 }
 
-kernel= modules= smp=2 mem=2048 timeout=900 accel=tcg
+kernel= modules= smp=2 mem=2048 timeout=900 boot_timeout=480 accel=tcg
+sysmap=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kernel) kernel=$2; shift 2 ;;
@@ -26,12 +28,21 @@ while [ $# -gt 0 ]; do
 	--smp) smp=$2; shift 2 ;;
 	--mem) mem=$2; shift 2 ;;
 	--timeout) timeout=$2; shift 2 ;;
+	--boot-timeout) boot_timeout=$2; shift 2 ;;
+	--system-map) sysmap=$2; shift 2 ;;
 	--kvm) accel=kvm; shift ;;
 	--) shift; break ;;
 	*) usage ;;
 	esac
 done
 [ -n "$kernel" ] && [ -n "$modules" ] && [ $# -gt 0 ] || usage
+# Debian's next to its vmlinuz, a build tree's at its top
+if [ -z "$sysmap" ]; then
+	for f in "$(dirname "$kernel")/System.map-${kernel##*/vmlinuz-}" \
+		 "$(dirname "$kernel")/../../../System.map"; do
+		[ -f "$f" ] && { sysmap=$f; break; }
+	done
+fi
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d /tmp/kpm-vm.XXXXXX)
@@ -65,6 +76,8 @@ cat > "$work/initrd/init" <<'INIT'
 mount -t proc proc /proc
 mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev
+# SysRq w and l from vm-where.py when the guest does not finish
+echo 1 > /proc/sys/kernel/sysrq
 for m in netfs 9pnet 9pnet_virtio 9p overlay; do
 	[ -f /mods/$m.ko ] && insmod /mods/$m.ko
 done
@@ -112,13 +125,46 @@ cpu=max,la57=off
 qemu=(qemu-system-x86_64 -accel "$accel" -cpu "$cpu" -smp "$smp" -m "$mem"
       -nographic -no-reboot -nic none
       -kernel "$kernel" -initrd "$work/initrd.gz"
-      -append "console=ttyS0 rdinit=/init panic=-1 loglevel=4 quiet"
+      -append "console=ttyS0 rdinit=/init panic=-1 loglevel=4 quiet nokaslr"
       -virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"
       -virtfs "local,path=$top,mount_tag=kpmtree,security_model=none,readonly=on,multidevs=remap")
 
+# A guest that has not finished in time says where it is (vm-where.py)
+# before it is stopped. One that never reached /init (a hang in early
+# boot, before anything of ours ran, seen with TCG on the debug kernel)
+# is booted once more.
+run_guest() {
+	local start=$SECONDS up=0 pid t
+	: > "$work/console"
+	"${qemu[@]}" -monitor "unix:$work/monitor,server=on,wait=off" \
+		< /dev/null > >(sed -u 's/\r//g' | tee -a "$work/console") 2>&1 &
+	pid=$!
+	while kill -0 "$pid" 2>/dev/null; do
+		sleep 1
+		t=$((SECONDS - start))
+		[ "$up" = 1 ] || ! grep -q 'KPM-VM: guest up' "$work/console" ||
+			up=1
+		if [ "$t" -ge "$timeout" ] ||
+		   { [ "$up" = 0 ] && [ "$t" -ge "$boot_timeout" ]; }; then
+			if [ "$up" = 1 ]; then
+				echo "vm.sh: the guest is still running after ${t}s"
+			else
+				echo "vm.sh: the guest did not reach /init in ${t}s"
+			fi
+			"$top/scripts/vm-where.py" "$work/monitor" \
+				${sysmap:+"$sysmap"} || true
+			kill "$pid" 2>/dev/null
+			wait	# for qemu and for tee to write the last lines
+			grep -q 'KPM-VM: guest up' "$work/console" || return 2
+			return 1
+		fi
+	done
+	wait
+}
+
 set +e
-timeout --foreground -k 10 "$timeout" "${qemu[@]}" < /dev/null 2>&1 |
-	tr -d '\r' | tee "$work/console"
+run_guest
+[ $? -ne 2 ] || { echo "vm.sh: booting once more"; run_guest; }
 set -e
 
 rc=$(sed -n 's/^KPM-VM-EXIT: \([0-9]*\)$/\1/p' "$work/console" | tail -n1)
