@@ -15,7 +15,7 @@ CFLAGS += -Wall -Wextra -Werror -std=gnu11
 TOOL_CFLAGS = $(CFLAGS) -Iuapi -Itools $(shell pkg-config --cflags libnl-genl-3.0)
 TOOL_LIBS = $(shell pkg-config --libs libnl-genl-3.0) -lm
 
-TOOLS = tools/ksft-perfmon-nl
+TOOLS = tools/ksft-perfmon-nl tools/ksft-perfmon-report
 SELFTESTS = selftests/ksft_perfmon_nl_test selftests/json_repr_test \
 	    selftests/rmmod_race selftests/samples_test selftests/nl_fuzz
 
@@ -35,6 +35,11 @@ TOOL_DEPS = $(TOOL_SRCS) tools/samples.h tools/json.h tools/nl.h \
 
 tools/ksft-perfmon-nl: tools/ksft-perfmon-nl.c $(TOOL_DEPS)
 	$(CC) $(TOOL_CFLAGS) -o $@ $< $(TOOL_SRCS) $(TOOL_LIBS)
+
+tools/ksft-perfmon-report: tools/ksft-perfmon-report.c tools/report.c \
+			   tools/report.h tools/json.c tools/json.h
+	$(CC) $(CFLAGS) -Itools $(shell pkg-config --cflags jansson) -o $@ $< \
+		tools/report.c tools/json.c $(shell pkg-config --libs jansson) -lm
 
 selftests: $(SELFTESTS)
 

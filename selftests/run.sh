@@ -69,6 +69,7 @@ run_ktap() {	# NAME COMMAND...
 run_ktap json /usr/bin/python3 selftests/json_repr_test.py
 run_ktap kmemleak /usr/bin/python3 selftests/kmemleak_attribution_test.py
 run_ktap samples selftests/samples_test
+run_ktap report /usr/bin/python3 selftests/report_test.py
 # libFuzzer on the tool's parsing and JSON writing, a bounded minute
 fuzz_samples() {
 	mkdir -p build

@@ -1,0 +1,395 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""ksft-perfmon-report against numbers this test computes itself, from
+KTAP files it writes: rates over a counter reset, busy-core-equivalents
+with and without a transform, percentiles of short series, baselines,
+malformed lines and plots. KTAP output; non-zero exit when a test failed.
+"""
+
+import json
+import math
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+
+TOOL = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..',
+                    'tools', 'ksft-perfmon-report')
+SEED = 20261130
+
+
+def dumps(obj):
+    return json.dumps(obj, allow_nan=False, separators=(',', ':'),
+                      sort_keys=True)
+
+
+def policy(name, **kw):
+    return f'# ktap-metric-policy-json: {dumps(dict(name=name, **kw))}'
+
+
+def obs(name, t, value, host='local'):
+    shape = 'per-cpu' if isinstance(value, list) else 'scalar'
+    return ('# ktap-metric-json: ' +
+            dumps(dict(name=name, shape=shape, time=t, value=value,
+                       host=host)))
+
+
+def run(lines, *args, baseline=None):
+    """(exit status, stdout, stderr, [JSON rows]) of the tool on @lines"""
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, 'run.ktap')
+        with open(path, 'w') as f:
+            f.write('\n'.join(lines) + '\n')
+        if baseline is not None:
+            base = os.path.join(d, 'base.ktap')
+            with open(base, 'w') as f:
+                f.write('\n'.join(baseline) + '\n')
+            args = ('--baseline', base) + args
+        p = subprocess.run([TOOL, '--json', *args, path], text=True,
+                           capture_output=True)
+    rows = [json.loads(line) for line in p.stdout.splitlines()]
+    return p.returncode, p.stdout, p.stderr, rows
+
+
+def percentile(xs, p):
+    """linear between closest ranks, by statistics, not by the tool's way"""
+    xs = sorted(xs)
+    if len(xs) == 1:
+        return xs[0]
+    if p == 100:
+        return xs[-1]
+    return statistics.quantiles(xs, n=100, method='inclusive')[p - 1]
+
+
+def summary(xs, how):
+    if how == 'last':
+        return xs[-1]
+    if how == 'total':
+        return math.fsum(xs)
+    if how == 'max':
+        return max(xs)
+    if how == 'distribution':
+        if len(xs) == 1:
+            return xs[0]
+        return {k: summary(xs, k) for k in ('p50', 'p90', 'p99', 'max')}
+    return percentile(xs, int(how[1:]))
+
+
+class Test:
+    def __init__(self, name):
+        self.name, self.failed = name, False
+
+    def check(self, ok, what):
+        if not ok:
+            self.failed = True
+            print(f'# {self.name}: {what}')
+        return ok
+
+    def close(self, got, want, what):
+        if isinstance(want, dict):
+            return self.check(isinstance(got, dict) and
+                              got.keys() == want.keys() and
+                              all(math.isclose(got[k], want[k],
+                                               rel_tol=1e-12, abs_tol=1e-12)
+                                  for k in want),
+                              f'{what}: got {got}, want {want}')
+        return self.check(got is not None and
+                          math.isclose(got, want, rel_tol=1e-12,
+                                       abs_tol=1e-12),
+                          f'{what}: got {got}, want {want}')
+
+
+def row(rows, metric, host='local', case=None):
+    for r in rows:
+        if r['metric'] == metric and r['host'] == host and \
+           (case is None or r['case'] == case):
+            return r
+    return None
+
+
+def rates(series):
+    """(time, rate) of consecutive (time, counter) pairs; a decrease or
+    no elapsed time gives none"""
+    out = []
+    for (t0, v0), (t1, v1) in zip(series, series[1:]):
+        if t1 > t0 and v1 >= v0:
+            out.append((t1, (v1 - v0) / (t1 - t0)))
+    return out
+
+
+def rate_over_counter_reset(t):
+    """a NIC counter that resets half way: no rate across the reset, the
+    rest as computed here"""
+    rnd = random.Random(SEED)
+    series, v, tm = [], 0, 0.0
+    for i in range(40):
+        tm = round(tm + rnd.uniform(0.5, 1.5), 6)
+        v = rnd.randrange(0, 50) if i == 20 else v + rnd.randrange(0, 1000)
+        series.append((tm, v))
+    series.append((tm, v + 5))          # no time elapsed: no rate
+    want = [r for _, r in rates(series)]
+    t.check(len(want) == len(series) - 3, f'{len(want)} rates')
+    lines = [policy('nic.rx.dropped', summarize='distribution',
+                    transform='rate', display_range={'min': 0})]
+    lines += [obs('nic.rx.dropped', tm, v) for tm, v in series]
+    lines += ['ok 1 reset']
+    for how in ('distribution', 'total', 'last', 'p99'):
+        lines[0] = policy('nic.rx.dropped', summarize=how, transform='rate')
+        rc, _, err, rows = run(lines)
+        t.check(rc == 0, f'exit {rc}: {err}')
+        r = row(rows, 'nic.rx.dropped')
+        if t.check(r is not None, f'no row in {rows}'):
+            t.check(r['n'] == len(want), f'n {r["n"]}, want {len(want)}')
+            t.close(r['value'], summary(want, how), how)
+
+
+def cumulative_cpus(rnd, n, cpus, offline):
+    """per-cpu cumulative seconds; CPU @offline is null for a while"""
+    series, acc, tm = [], [0.0] * cpus, 0.0
+    for i in range(n):
+        tm = round(tm + rnd.uniform(0.9, 1.1), 6)
+        acc = [round(a + rnd.uniform(0, 1), 6) for a in acc]
+        v = list(acc)
+        if 5 <= i < 9:
+            v[offline] = None
+        series.append((tm, v))
+    return series
+
+
+def busy_cores_with_rate(t):
+    """cpu.time.* as published: per-CPU rates summed, nulls skipped"""
+    rnd = random.Random(SEED + 1)
+    series = cumulative_cpus(rnd, 30, 4, 2)
+    want = []
+    for (t0, a), (t1, b) in zip(series, series[1:]):
+        per_cpu = [(y - x) / (t1 - t0) for x, y in zip(a, b)
+                   if x is not None and y is not None and y >= x]
+        want.append(math.fsum(per_cpu))
+    lines = [policy('cpu.time.usr', aggregation='busy-core-equivalents',
+                    display_label='Percent of one CPU',
+                    display_range={'max': 100.0, 'min': 0.0},
+                    display_scale=100.0, summarize='p90', transform='rate')]
+    lines += [obs('cpu.time.usr', tm, v) for tm, v in series]
+    lines += ['ok 1 usr']
+    rc, _, err, rows = run(lines)
+    t.check(rc == 0, f'exit {rc}: {err}')
+    r = row(rows, 'cpu.time.usr')
+    if t.check(r is not None, f'no row in {rows}'):
+        t.check(r['n'] == len(want), f'n {r["n"]}')
+        t.close(r['value'], percentile(want, 90), 'p90 of summed rates')
+
+
+def busy_cores_without_transform(t):
+    """cpu.utilization as published: the percentages' sum / 100"""
+    rnd = random.Random(SEED + 2)
+    series = []
+    for i in range(25):
+        v = [round(rnd.uniform(0, 100), 4) for _ in range(4)]
+        if i % 7 == 3:
+            v[1] = None
+        series.append((i * 0.5, v))
+    want = [math.fsum(x for x in v if x is not None) / 100
+            for _, v in series]
+    for how in ('p90', 'p50', 'max', 'last', 'total'):
+        lines = [policy('cpu.utilization',
+                        aggregation='busy-core-equivalents', summarize=how)]
+        lines += [obs('cpu.utilization', tm, v) for tm, v in series]
+        lines += ['ok 1 util']
+        rc, _, err, rows = run(lines)
+        t.check(rc == 0, f'exit {rc}: {err}')
+        r = row(rows, 'cpu.utilization')
+        if t.check(r is not None, f'no row in {rows}'):
+            t.close(r['value'], summary(want, how), how)
+
+
+def percentiles_short_series(t):
+    """1 to 5 points: distribution is last for one, else p50, p90, p99,
+    max, interpolated between closest ranks"""
+    rnd = random.Random(SEED + 3)
+    for n in range(1, 6):
+        xs = [rnd.choice([rnd.uniform(-5, 5), rnd.randrange(0, 9)])
+              for _ in range(n)]
+        lines = [policy('throughput', summarize='distribution')]
+        lines += [obs('throughput', i * 1.0, x) for i, x in enumerate(xs)]
+        lines += [f'ok 1 short{n}']
+        rc, _, err, rows = run(lines)
+        t.check(rc == 0, f'exit {rc}: {err}')
+        r = row(rows, 'throughput')
+        if t.check(r is not None, f'no row in {rows}'):
+            t.close(r['value'], summary(xs, 'distribution'), f'{n}: {xs}')
+        for how in ('p50', 'p90', 'p99'):
+            lines[0] = policy('throughput', summarize=how)
+            r = row(run(lines)[3], 'throughput')
+            if t.check(r is not None, 'no row'):
+                t.close(r['value'], percentile(xs, int(how[1:])),
+                        f'{how} of {xs}')
+
+
+def per_cpu_without_aggregation(t):
+    """no aggregation: one summary per CPU, null for a CPU never seen"""
+    series = [(0.0, [1.0, None, 3.0]), (1.0, [2.0, None, 1.0]),
+              (2.0, [4.0, None, 2.0])]
+    lines = [policy('x', summarize='max')]
+    lines += [obs('x', tm, v) for tm, v in series] + ['ok 1 x']
+    rc, _, err, rows = run(lines)
+    t.check(rc == 0, f'exit {rc}: {err}')
+    r = row(rows, 'x')
+    t.check(r is not None and r['value'] == [4.0, None, 3.0], f'{r}')
+
+
+def cases_hosts_and_depth(t):
+    """metrics at depths 0 to 2 belong to the case whose result line
+    follows them, hosts apart; a result line without metrics is none"""
+    lines = ['TAP version 13', '1..2',
+             '# # ' + obs('m', 0.0, 1), '# # ' + obs('m', 1.0, 2, 'remote'),
+             '# # ok 1 inner_a', '# ok 1 wrapper',
+             obs('m', 0.0, 10), '# ' + obs('m', 1.0, 30),
+             'not ok 2 second case # with a directive']
+    rc, _, err, rows = run(lines)
+    t.check(rc == 0, f'exit {rc}: {err}')
+    got = sorted((r['case'], r['host'], r['result'], r['value'])
+                 for r in rows)
+    want = [('inner_a', 'local', 'ok', 1.0), ('inner_a', 'remote', 'ok', 2.0),
+            ('second case', 'local', 'not ok', 40.0)]
+    t.check(got == want, f'{got} != {want}')
+
+
+def malformed_lines_named(t):
+    """each bad line is named with its reason, and the rest is read"""
+    good = [obs('m', float(i), i) for i in range(4)]
+    bad = [
+        ('# ktap-metric-json: {"name":"m","shape":"scalar",', 'not JSON'),
+        (obs('m', 9.0, 1).replace('1}', 'NaN}'), 'not JSON'),
+        (policy('m', summarize='p42'), 'summarize'),
+        (policy('n', transform='delta'), 'transform'),
+        (policy('n', regression={'better': 'up', 'compare': 'p50',
+                                 'absolute_tolerance': 1}), 'better'),
+        (policy('n', regression={'better': 'higher', 'compare': 'p50'}),
+         'tolerance'),
+        (policy('n', display_scale=0), 'display_scale'),
+        (obs('m', 9.0, [1.0]), 'shape'),
+        (obs('m', 'soon', 1), 'time'),
+    ]
+    lines = [policy('m', summarize='total'), policy('m', summarize='total'),
+             good[0], good[1], policy('m', summarize='max'),
+             policy('late', summarize='max')]
+    lines[5:5] = [obs('late', 0.0, 1)]
+    for b, _ in bad:
+        lines.insert(3, b)
+    lines += good[2:] + ['ok 1 m']
+    rc, _, err, rows = run(lines)
+    t.check(rc == 2, f'exit {rc}, want 2')
+    msgs = err.splitlines()
+    want = {i + 1 for i, line in enumerate(lines)
+            if line in [b for b, _ in bad] or '"max"' in line}
+    named = {int(m.split(':')[2]) for m in msgs if m.count(':') > 2}
+    t.check(named == want, f'lines named {sorted(named)}, want {sorted(want)}')
+    for b, reason in bad:
+        n = lines.index(b) + 1
+        t.check(any(f':{n}: ' in m and reason in m for m in msgs),
+                f'line {n} not refused for {reason}: {msgs}')
+    t.check(any('conflicts with line 1' in m for m in msgs), f'{msgs}')
+    t.check(any('after an observation' in m for m in msgs), f'{msgs}')
+    r = row(rows, 'm')
+    t.check(r is not None and r['value'] == 6.0 and r['n'] == 4,
+            f'the good lines: {r}')
+
+
+def baseline_verdicts(t):
+    """higher and lower is better, relative and absolute allowances (the
+    larger wins), exit 1 on a regression only"""
+    def ktap(value, better, **tol):
+        reg = dict(better=better, compare='p50', **tol)
+        return [policy('v', regression=reg, summarize='distribution'),
+                obs('v', 0.0, value), obs('v', 1.0, value), 'ok 1 c']
+
+    cases = [   # value, baseline, better, tolerances, verdict
+        (95.0, 100.0, 'higher', dict(relative_tolerance=0.1), 'unchanged'),
+        (89.0, 100.0, 'higher', dict(relative_tolerance=0.1), 'regressed'),
+        (111.0, 100.0, 'higher', dict(relative_tolerance=0.1), 'improved'),
+        (89.0, 100.0, 'lower', dict(relative_tolerance=0.1), 'improved'),
+        (111.0, 100.0, 'lower', dict(relative_tolerance=0.1), 'regressed'),
+        (85.0, 100.0, 'higher', dict(relative_tolerance=0.1,
+                                     absolute_tolerance=20), 'unchanged'),
+        (70.0, 100.0, 'higher', dict(relative_tolerance=0.1,
+                                     absolute_tolerance=20), 'regressed'),
+        (0.5, 0.0, 'lower', dict(absolute_tolerance=1), 'unchanged'),
+    ]
+    for value, base, better, tol, verdict in cases:
+        rc, _, err, rows = run(ktap(value, better, **tol),
+                               baseline=ktap(base, better, **tol))
+        r = row(rows, 'v')
+        want_rc = 1 if verdict == 'regressed' else 0
+        t.check(rc == want_rc, f'{value} vs {base}: exit {rc}: {err}')
+        if t.check(r is not None and 'regression' in r, f'{rows}'):
+            g = r['regression']
+            allowance = max(tol.get('relative_tolerance', 0) * abs(base),
+                            tol.get('absolute_tolerance', 0))
+            t.check(g['verdict'] == verdict and g['baseline'] == base and
+                    g['current'] == value and
+                    math.isclose(g['allowance'], allowance),
+                    f'{value} vs {base} {better} {tol}: {g}')
+    rc, _, _, rows = run(ktap(1.0, 'higher', relative_tolerance=0.1),
+                         baseline=['ok 1 other'])
+    r = row(rows, 'v')
+    t.check(rc == 0 and r and r['regression']['verdict'] == 'no baseline',
+            f'{rc} {r}')
+
+
+def svg_plots(t):
+    """one plot per case and metric: a line per host of the transformed,
+    scaled values, and a heat map cell per CPU and rate"""
+    series = cumulative_cpus(random.Random(SEED + 4), 12, 3, 1)
+    lines = [policy('cpu.time.sys', aggregation='busy-core-equivalents',
+                    display_range={'max': 100.0, 'min': 0.0},
+                    display_scale=100.0, summarize='p90', transform='rate'),
+             policy('tput', display_scale=2.0, summarize='max')]
+    lines += [obs('cpu.time.sys', tm, v) for tm, v in series]
+    lines += [obs('tput', float(i), i * 3, host)
+              for host in ('local', 'remote') for i in range(5)]
+    lines += ['ok 1 plotted']
+    with tempfile.TemporaryDirectory() as d:
+        rc, _, err, _ = run(lines, '--svg', d)
+        t.check(rc == 0, f'exit {rc}: {err}')
+        files = sorted(os.listdir(d))
+        t.check(files == ['1-cpu.time.sys.svg', '1-tput.svg'], f'{files}')
+        ns = '{http://www.w3.org/2000/svg}'
+        try:
+            tput = ET.parse(os.path.join(d, '1-tput.svg')).getroot()
+            heat = ET.parse(os.path.join(d, '1-cpu.time.sys.svg')).getroot()
+        except (OSError, ET.ParseError) as e:
+            t.check(False, f'plots: {e}')
+            return
+    lines_ = tput.findall(f'{ns}polyline')
+    t.check(len(lines_) == 2, f'{len(lines_)} lines, want one per host')
+    for pl in lines_:
+        t.check(len(pl.get('points').split()) == 5, pl.get('points'))
+    cells = [r for r in heat.findall(f'{ns}rect') if r.get('class') == 'cell']
+    want = sum(1 for (_, a), (_, b) in zip(series, series[1:])
+               for x, y in zip(a, b) if x is not None and y is not None)
+    t.check(len(cells) == want, f'{len(cells)} cells, want {want}')
+
+
+TESTS = [rate_over_counter_reset, busy_cores_with_rate,
+         busy_cores_without_transform, percentiles_short_series,
+         per_cpu_without_aggregation, cases_hosts_and_depth,
+         malformed_lines_named, baseline_verdicts, svg_plots]
+
+
+def main():
+    print('TAP version 13')
+    print(f'1..{len(TESTS)}')
+    failed = 0
+    for i, f in enumerate(TESTS, 1):
+        t = Test(f.__name__)
+        f(t)
+        failed += t.failed
+        print(f'{"not ok" if t.failed else "ok"} {i} report.{f.__name__}')
+    return 1 if failed else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,664 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ksft-perfmon-report: what the netdev CI computes from the KTAP metric
+ * lines of a run, locally. A summary per test case, metric and host; with
+ * --baseline, each metric's regression verdict against an earlier run;
+ * with --svg, one plot per metric.
+ */
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "json.h"
+#include "report.h"
+
+#define PROG "ksft-perfmon-report"
+
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+#define EXIT_REGRESSED	1
+#define EXIT_INPUT	2	/* usage, or lines refused */
+
+#define USAGE "usage: " PROG " [--json] [--baseline FILE] [--svg DIR] [FILE]\n"
+
+static const char usage_text[] =
+USAGE
+"\n"
+"Reads KTAP output (FILE, or stdin without it or for -) with metric lines\n"
+"at any nesting depth, applies each metric's policy (transform, then\n"
+"aggregation, then summarize) and prints a summary per test case, metric\n"
+"and host.\n"
+"\n"
+"  -j, --json           one JSON object per line instead of a table\n"
+"  -b, --baseline FILE  compare with an earlier run by each metric's\n"
+"                       regression policy; exit 1 on a regression\n"
+"  -s, --svg DIR        write one plot per test case and metric into DIR\n"
+"  -h, --help           this text\n"
+"\n"
+"Exit status: 0, 1 when a metric regressed, 2 on a usage error or when\n"
+"input lines were refused (each named on stderr; the rest is processed).\n";
+
+enum verdict { V_NONE, V_NO_BASELINE, V_IMPROVED, V_UNCHANGED, V_REGRESSED };
+
+static const char *const verdict_names[] = {
+	[V_NO_BASELINE] = "no baseline", [V_IMPROVED] = "improved",
+	[V_UNCHANGED] = "unchanged", [V_REGRESSED] = "regressed",
+};
+
+struct verdict_info {
+	enum verdict v;
+	double current, baseline, allowance;
+};
+
+static bool read_file(struct rp_run *run, const char *path)
+{
+	FILE *f = stdin;
+
+	rp_run_init(run, path && strcmp(path, "-") ? path : "<stdin>");
+	if (path && strcmp(path, "-")) {
+		f = fopen(path, "r");
+		if (!f) {
+			fprintf(stderr, PROG ": %s: %s\n", path, strerror(errno));
+			return false;
+		}
+	}
+	rp_read(run, f);
+	if (f != stdin)
+		fclose(f);
+	return true;
+}
+
+static const struct rp_policy *policy_of(const struct rp_case *c,
+					 const struct rp_series *s)
+{
+	const struct rp_policy *p = rp_policy_find(c, s->metric);
+
+	return p ? p : rp_policy_default();
+}
+
+static const struct rp_case *case_find(const struct rp_run *run,
+				       const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < run->nr_cases; i++)
+		if (!strcmp(run->cases[i].name, name))
+			return &run->cases[i];
+	return NULL;
+}
+
+static const struct rp_series *series_find(const struct rp_case *c,
+					   const struct rp_series *like)
+{
+	size_t i;
+
+	for (i = 0; c && i < c->nr_ser; i++)
+		if (!strcmp(c->ser[i].metric, like->metric) &&
+		    !strcmp(c->ser[i].host, like->host))
+			return &c->ser[i];
+	return NULL;
+}
+
+/* the scalar a regression policy compares: column 0 of an aggregate */
+static bool compared(const struct rp_series *s, const struct rp_policy *p,
+		     double *out)
+{
+	struct rp_points pts;
+	bool ok;
+
+	rp_process(s, p, &pts);
+	ok = pts.width == 1 && rp_stat(&pts, 0, p->compare, out);
+	rp_points_free(&pts);
+	return ok;
+}
+
+static struct verdict_info judge(const struct rp_run *base,
+				 const struct rp_case *c,
+				 const struct rp_series *s,
+				 const struct rp_policy *p)
+{
+	struct verdict_info vi = { .v = V_NONE };
+	const struct rp_series *old;
+	double diff;
+
+	if (!base || !p->regression || !compared(s, p, &vi.current))
+		return vi;
+	old = series_find(case_find(base, c->name), s);
+	if (!old || !compared(old, p, &vi.baseline)) {
+		vi.v = V_NO_BASELINE;
+		return vi;
+	}
+	vi.allowance = fmax(p->rel_tol * fabs(vi.baseline), p->abs_tol);
+	diff = vi.current - vi.baseline;
+	if (!p->higher_is_better)
+		diff = -diff;
+	vi.v = diff < -vi.allowance ? V_REGRESSED :
+	       diff > vi.allowance ? V_IMPROVED : V_UNCHANGED;
+	return vi;
+}
+
+/* distribution: last for one point, else p50, p90, p99 and max */
+static const enum rp_stat dist_stats[] = { RP_P50, RP_P90, RP_P99, RP_MAX };
+
+static void print_stat(const struct rp_points *pts, size_t col,
+		       enum rp_stat stat)
+{
+	double v;
+
+	if (rp_stat(pts, col, stat, &v))
+		printf(" %.6g", v);
+	else
+		printf(" -");
+}
+
+static void print_column(const struct rp_points *pts, size_t col,
+			 enum rp_stat sum)
+{
+	size_t i;
+
+	if (sum != RP_DISTRIBUTION) {
+		print_stat(pts, col, sum);
+	} else if (pts->nr == 1) {
+		printf(" last");
+		print_stat(pts, col, RP_LAST);
+	} else {
+		for (i = 0; i < ARRAY_SIZE(dist_stats); i++) {
+			printf(" %s", rp_stat_names[dist_stats[i]]);
+			print_stat(pts, col, dist_stats[i]);
+		}
+	}
+}
+
+static void table_row(const struct rp_case *c, const struct rp_series *s,
+		      const struct verdict_info *vi)
+{
+	const struct rp_policy *p = policy_of(c, s);
+	struct rp_points pts;
+	size_t col;
+
+	rp_process(s, p, &pts);
+	printf("  %-22s %-8s %-12s %6zu ", s->metric, *s->host ? s->host : "-",
+	       rp_stat_names[p->summarize], pts.nr);
+	for (col = 0; col < pts.width; col++) {
+		if (pts.width > 1)
+			printf("%scpu%zu", col ? " " : "", col);
+		print_column(&pts, col, p->summarize);
+	}
+	putchar('\n');
+	if (vi->v == V_NO_BASELINE)
+		printf("    %s %s: no baseline\n", rp_stat_names[p->compare],
+		       p->higher_is_better ? "(higher is better)" :
+		       "(lower is better)");
+	else if (vi->v != V_NONE)
+		printf("    %s %.6g against %.6g (%+.2f%%, allowed %.6g, %s is better): %s\n",
+		       rp_stat_names[p->compare], vi->current, vi->baseline,
+		       vi->baseline ? 100 * (vi->current - vi->baseline) /
+				      fabs(vi->baseline) : 0.0,
+		       vi->allowance, p->higher_is_better ? "higher" : "lower",
+		       verdict_names[vi->v]);
+	rp_points_free(&pts);
+}
+
+static void json_summary(struct jw *w, const struct rp_points *pts,
+			 size_t col, enum rp_stat sum)
+{
+	static const enum rp_stat sorted_dist[] = {
+		RP_MAX, RP_P50, RP_P90, RP_P99
+	};
+	double v;
+	size_t i;
+
+	if (sum != RP_DISTRIBUTION || pts->nr == 1) {
+		if (rp_stat(pts, col, sum == RP_DISTRIBUTION ? RP_LAST : sum, &v))
+			jw_double(w, v);
+		else
+			jw_null(w);
+		return;
+	}
+	jw_obj_start(w);
+	for (i = 0; i < 4; i++) {
+		jw_key(w, rp_stat_names[sorted_dist[i]]);
+		if (rp_stat(pts, col, sorted_dist[i], &v))
+			jw_double(w, v);
+		else
+			jw_null(w);
+	}
+	jw_obj_end(w);
+}
+
+static void json_row(const struct rp_case *c, const struct rp_series *s,
+		     const struct verdict_info *vi)
+{
+	const struct rp_policy *p = policy_of(c, s);
+	struct rp_points pts;
+	struct jw w;
+	size_t col;
+
+	rp_process(s, p, &pts);
+	jw_init(&w, stdout);
+	jw_obj_start(&w);
+	jw_key(&w, "case");
+	jw_str(&w, c->name);
+	jw_key(&w, "host");
+	jw_str(&w, s->host);
+	jw_key(&w, "metric");
+	jw_str(&w, s->metric);
+	jw_key(&w, "n");
+	jw_uint(&w, pts.nr);
+	if (vi->v != V_NONE) {
+		jw_key(&w, "regression");
+		jw_obj_start(&w);
+		if (vi->v != V_NO_BASELINE) {
+			jw_key(&w, "allowance");
+			jw_double(&w, vi->allowance);
+			jw_key(&w, "baseline");
+			jw_double(&w, vi->baseline);
+		}
+		jw_key(&w, "better");
+		jw_str(&w, p->higher_is_better ? "higher" : "lower");
+		jw_key(&w, "compare");
+		jw_str(&w, rp_stat_names[p->compare]);
+		jw_key(&w, "current");
+		jw_double(&w, vi->current);
+		jw_key(&w, "verdict");
+		jw_str(&w, verdict_names[vi->v]);
+		jw_obj_end(&w);
+	}
+	jw_key(&w, "result");
+	jw_str(&w, c->ok ? "ok" : "not ok");
+	jw_key(&w, "summarize");
+	jw_str(&w, rp_stat_names[p->summarize]);
+	jw_key(&w, "value");
+	if (pts.width == 1) {
+		json_summary(&w, &pts, 0, p->summarize);
+	} else {
+		jw_arr_start(&w);
+		for (col = 0; col < pts.width; col++)
+			json_summary(&w, &pts, col, p->summarize);
+		jw_arr_end(&w);
+	}
+	jw_obj_end(&w);
+	putchar('\n');
+	rp_points_free(&pts);
+}
+
+/* ---- plots ------------------------------------------------------------ */
+
+#define SAFE_CHARS	"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ" \
+			"0123456789.-_"
+#define SVG_W		720
+#define SVG_PLOT_H	300
+#define SVG_LEFT	70
+#define SVG_RIGHT	20
+#define SVG_TOP		40
+#define SVG_BOTTOM	50
+
+static const char *const host_colors[] = {
+	"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b",
+};
+
+static void svg_text(FILE *f, const char *s)
+{
+	static const char *const escaped[] = {
+		['<'] = "&lt;", ['>'] = "&gt;", ['&'] = "&amp;", ['"'] = "&quot;",
+	};
+	unsigned char c;
+
+	for (; *s; s++) {
+		c = *s;
+		if (c < ARRAY_SIZE(escaped) && escaped[c])
+			fputs(escaped[c], f);
+		else
+			fputc(c, f);
+	}
+}
+
+struct svg_range {
+	double t0, t1, lo, hi;
+};
+
+/* the series of @metric in @c, processed for display: no aggregation */
+static size_t svg_points(const struct rp_case *c, const char *metric,
+			 const struct rp_policy *p, struct rp_points *pts,
+			 const struct rp_series **ser, size_t max)
+{
+	struct rp_policy shown = *p;
+	size_t i, n = 0, k;
+
+	shown.busy_cores = false;
+	for (i = 0; i < c->nr_ser && n < max; i++) {
+		if (strcmp(c->ser[i].metric, metric))
+			continue;
+		rp_process(&c->ser[i], &shown, &pts[n]);
+		for (k = 0; k < pts[n].nr * pts[n].width; k++)
+			pts[n].v[k] *= p->scale;
+		ser[n++] = &c->ser[i];
+	}
+	return n;
+}
+
+static struct svg_range svg_range(const struct rp_points *pts, size_t n,
+				  const struct rp_policy *p)
+{
+	struct svg_range r = { INFINITY, -INFINITY, INFINITY, -INFINITY };
+	size_t i, k;
+
+	for (i = 0; i < n; i++) {
+		for (k = 0; k < pts[i].nr; k++) {
+			r.t0 = fmin(r.t0, pts[i].t[k]);
+			r.t1 = fmax(r.t1, pts[i].t[k]);
+		}
+		for (k = 0; k < pts[i].nr * pts[i].width; k++) {
+			if (isnan(pts[i].v[k]))
+				continue;
+			r.lo = fmin(r.lo, pts[i].v[k]);
+			r.hi = fmax(r.hi, pts[i].v[k]);
+		}
+	}
+	if (p->has_min)
+		r.lo = p->min;
+	if (p->has_max)
+		r.hi = p->max;
+	if (!isfinite(r.lo) || !isfinite(r.hi)) {
+		r.lo = 0;
+		r.hi = 1;
+	}
+	if (r.hi <= r.lo)
+		r.hi = r.lo + 1;
+	if (!isfinite(r.t0) || r.t1 <= r.t0)
+		r.t1 = (isfinite(r.t0) ? r.t0 : (r.t0 = 0)) + 1;
+	return r;
+}
+
+static double svg_x(const struct svg_range *r, double t)
+{
+	return SVG_LEFT + (t - r->t0) / (r->t1 - r->t0) *
+	       (SVG_W - SVG_LEFT - SVG_RIGHT);
+}
+
+static void svg_axes(FILE *f, const struct svg_range *r, double y0,
+		     double h, bool values, const char *label)
+{
+	int i;
+
+	fprintf(f, "<rect x=\"%d\" y=\"%.1f\" width=\"%d\" height=\"%.1f\" fill=\"none\" stroke=\"#444\"/>\n",
+		SVG_LEFT, y0, SVG_W - SVG_LEFT - SVG_RIGHT, h);
+	for (i = 0; i <= 4; i++) {
+		double t = r->t0 + (r->t1 - r->t0) * i / 4;
+
+		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"middle\">%.3g</text>\n",
+			svg_x(r, t), y0 + h + 14, t);
+		if (!values)
+			continue;
+		fprintf(f, "<text x=\"%d\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\">%.4g</text>\n",
+			SVG_LEFT - 4, y0 + h - h * i / 4 + 4,
+			r->lo + (r->hi - r->lo) * i / 4);
+	}
+	if (label) {
+		fprintf(f, "<text x=\"14\" y=\"%.1f\" font-size=\"12\" text-anchor=\"middle\" transform=\"rotate(-90 14 %.1f)\">",
+			y0 + h / 2, y0 + h / 2);
+		svg_text(f, label);
+		fputs("</text>\n", f);
+	}
+}
+
+static void svg_scalar(FILE *f, const struct rp_points *pts,
+		       const struct rp_series **ser, size_t n,
+		       const struct rp_policy *p)
+{
+	struct svg_range r = svg_range(pts, n, p);
+	size_t i, k;
+
+	svg_axes(f, &r, SVG_TOP, SVG_PLOT_H, true, p->label);
+	for (i = 0; i < n; i++) {
+		const char *color = host_colors[i % 6];
+
+		fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"",
+			color);
+		for (k = 0; k < pts[i].nr; k++) {
+			double v = fmin(fmax(pts[i].v[k], r.lo), r.hi);
+
+			fprintf(f, "%.1f,%.1f ", svg_x(&r, pts[i].t[k]),
+				SVG_TOP + SVG_PLOT_H -
+				(v - r.lo) / (r.hi - r.lo) * SVG_PLOT_H);
+		}
+		fputs("\"/>\n", f);
+		fprintf(f, "<text x=\"%zu\" y=\"%d\" font-size=\"12\" fill=\"%s\">",
+			SVG_LEFT + 10 + i * 120, SVG_TOP - 8, color);
+		svg_text(f, *ser[i]->host ? ser[i]->host : "-");
+		fputs("</text>\n", f);
+	}
+}
+
+/* white through blue to red */
+static void heat_color(double x, char *buf, size_t len)
+{
+	double r, g, b;
+
+	x = fmin(fmax(x, 0), 1);
+	if (x < 0.5) {
+		r = 1 - 2 * x * 0.88;
+		g = 1 - 2 * x * 0.6;
+		b = 1;
+	} else {
+		r = 0.12 + (x - 0.5) * 2 * 0.72;
+		g = 0.4 - (x - 0.5) * 2 * 0.3;
+		b = 1 - (x - 0.5) * 2 * 0.8;
+	}
+	snprintf(buf, len, "#%02x%02x%02x", (int)(r * 255), (int)(g * 255),
+		 (int)(b * 255));
+}
+
+static void svg_heat(FILE *f, const struct rp_points *pts,
+		     const struct rp_series **ser, size_t n,
+		     const struct rp_policy *p)
+{
+	struct svg_range r = svg_range(pts, n, p);
+	double y0 = SVG_TOP;
+	char color[8];
+	size_t i, k, cpu;
+
+	for (i = 0; i < n; i++) {
+		double row = fmax(4, fmin(20, 240.0 / pts[i].width));
+		double h = row * pts[i].width;
+
+		svg_axes(f, &r, y0, h, false, NULL);
+		fprintf(f, "<text x=\"%d\" y=\"%.1f\" font-size=\"12\">",
+			SVG_LEFT, y0 - 6);
+		svg_text(f, *ser[i]->host ? ser[i]->host : "-");
+		fputs(", one row per CPU</text>\n", f);
+		for (cpu = 0; cpu < pts[i].width; cpu++) {
+			fprintf(f, "<text x=\"%d\" y=\"%.1f\" font-size=\"9\" text-anchor=\"end\">%zu</text>\n",
+				SVG_LEFT - 4, y0 + row * (cpu + 1) - 1, cpu);
+			for (k = 0; k < pts[i].nr; k++) {
+				double v = pts[i].v[k * pts[i].width + cpu];
+				double x0 = svg_x(&r, k ? pts[i].t[k - 1] :
+						  r.t0);
+
+				if (isnan(v))
+					continue;
+				heat_color((v - r.lo) / (r.hi - r.lo), color,
+					   sizeof(color));
+				fprintf(f, "<rect class=\"cell\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"/>\n",
+					x0, y0 + row * cpu,
+					svg_x(&r, pts[i].t[k]) - x0 + 0.5,
+					row, color);
+			}
+		}
+		y0 += h + SVG_BOTTOM;
+	}
+	fprintf(f, "<text x=\"%d\" y=\"%.1f\" font-size=\"11\">color: %.4g (white) to %.4g (red)",
+		SVG_LEFT, y0 - SVG_BOTTOM + 30, r.lo, r.hi);
+	if (p->label) {
+		fputs(", ", f);
+		svg_text(f, p->label);
+	}
+	fputs("</text>\n", f);
+}
+
+/* hosts beyond the 16th of a metric are not drawn */
+#define SVG_MAX_SERIES	16
+
+static int svg_plot(const char *dir, size_t idx, const struct rp_case *c,
+		    const char *metric)
+{
+	const struct rp_series *ser[SVG_MAX_SERIES];
+	const struct rp_policy *p;
+	struct rp_points pts[SVG_MAX_SERIES];
+	size_t n, i, height;
+	char path[4096];
+	bool per_cpu;
+	FILE *f;
+
+	p = rp_policy_find(c, metric);
+	if (!p)
+		p = rp_policy_default();
+	for (i = 0; i < c->nr_ser; i++)
+		if (!strcmp(c->ser[i].metric, metric))
+			break;
+	per_cpu = c->ser[i].per_cpu;
+	n = svg_points(c, metric, p, pts, ser, SVG_MAX_SERIES);
+	snprintf(path, sizeof(path), "%s/%zu-%s.svg", dir, idx, metric);
+	/* a file name of the metric's name */
+	for (i = strlen(dir) + 1; path[i]; i++)
+		if (!strchr(SAFE_CHARS, path[i]))
+			path[i] = '_';
+	f = fopen(path, "w");
+	if (!f) {
+		fprintf(stderr, PROG ": %s: %s\n", path, strerror(errno));
+		for (i = 0; i < n; i++)
+			rp_points_free(&pts[i]);
+		return -1;
+	}
+	height = SVG_TOP + SVG_PLOT_H + SVG_BOTTOM;
+	if (per_cpu) {
+		height = SVG_TOP;
+		for (i = 0; i < n; i++)
+			height += fmax(4, fmin(20, 240.0 / pts[i].width)) *
+				  pts[i].width + SVG_BOTTOM;
+	}
+	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%zu\" font-family=\"sans-serif\">\n",
+		SVG_W, height);
+	fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
+	fprintf(f, "<text x=\"%d\" y=\"16\" font-size=\"14\">", SVG_LEFT);
+	svg_text(f, metric);
+	fputs(" (", f);
+	svg_text(f, c->name);
+	fprintf(f, ")%s%s, time in s</text>\n", p->rate ? ", rate" : "",
+		p->scale != 1 ? ", scaled" : "");
+	if (per_cpu)
+		svg_heat(f, pts, ser, n, p);
+	else
+		svg_scalar(f, pts, ser, n, p);
+	fputs("</svg>\n", f);
+	for (i = 0; i < n; i++)
+		rp_points_free(&pts[i]);
+	if (fclose(f)) {
+		fprintf(stderr, PROG ": %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int svg_case(const char *dir, size_t idx, const struct rp_case *c)
+{
+	size_t i, j;
+	int err = 0;
+
+	for (i = 0; i < c->nr_ser; i++) {
+		for (j = 0; j < i; j++)
+			if (!strcmp(c->ser[j].metric, c->ser[i].metric))
+				break;
+		if (j == i && svg_plot(dir, idx, c, c->ser[i].metric))
+			err = -1;
+	}
+	return err;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "baseline", required_argument, NULL, 'b' },
+		{ "svg", required_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' },
+		{ }
+	};
+	const char *baseline = NULL, *svg = NULL;
+	struct rp_run run, base;
+	bool json = false, regressed = false, svg_failed = false;
+	size_t i, j;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "jb:s:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			json = true;
+			break;
+		case 'b':
+			baseline = optarg;
+			break;
+		case 's':
+			svg = optarg;
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			return 0;
+		default:
+			fputs(USAGE, stderr);
+			return EXIT_INPUT;
+		}
+	}
+	if (argc - optind > 1) {
+		fprintf(stderr, PROG ": one input file at most\n");
+		return EXIT_INPUT;
+	}
+	if (svg && mkdir(svg, 0755) && errno != EEXIST) {
+		fprintf(stderr, PROG ": %s: %s\n", svg, strerror(errno));
+		return EXIT_INPUT;
+	}
+	if (baseline && !read_file(&base, baseline))
+		return EXIT_INPUT;
+	if (!read_file(&run, optind < argc ? argv[optind] : NULL))
+		return EXIT_INPUT;
+
+	for (i = 0; i < run.nr_cases; i++) {
+		const struct rp_case *tc = &run.cases[i];
+
+		if (!json) {
+			printf("%s%s (%s)\n", i ? "\n" : "", tc->name,
+			       tc->ok ? "ok" : "not ok");
+			printf("  %-22s %-8s %-12s %6s  %s\n", "metric", "host",
+			       "summarize", "n", "value");
+		}
+		for (j = 0; j < tc->nr_ser; j++) {
+			const struct rp_series *s = &tc->ser[j];
+			struct verdict_info vi;
+
+			vi = judge(baseline ? &base : NULL, tc, s,
+				   policy_of(tc, s));
+			regressed |= vi.v == V_REGRESSED;
+			if (json)
+				json_row(tc, s, &vi);
+			else
+				table_row(tc, s, &vi);
+		}
+		if (svg && svg_case(svg, i + 1, tc))
+			svg_failed = true;
+	}
+	if (!run.nr_cases && !json)
+		printf("no metric lines\n");
+	c = run.errors || (baseline && base.errors) || svg_failed ?
+	    EXIT_INPUT : regressed ? EXIT_REGRESSED : 0;
+	if (run.errors || (baseline && base.errors))
+		fprintf(stderr, PROG ": %u lines refused\n",
+			run.errors + (baseline ? base.errors : 0));
+	rp_run_free(&run);
+	if (baseline)
+		rp_run_free(&base);
+	return c;
+}

@@ -1,0 +1,635 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The reading and the arithmetic of ksft-perfmon-report: KTAP lines in,
+ * per test case policies and series out, and each series processed as its
+ * policy says. JSON is parsed with jansson.
+ */
+
+#include <jansson.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+#define PROG "ksft-perfmon-report"
+
+const char *const rp_stat_names[RP_NR_STATS] = {
+	[RP_LAST] = "last", [RP_TOTAL] = "total", [RP_P50] = "p50",
+	[RP_P90] = "p90", [RP_P99] = "p99", [RP_MAX] = "max",
+	[RP_DISTRIBUTION] = "distribution",
+};
+
+static const char POLICY_TAG[] = "ktap-metric-policy-json: ";
+static const char OBS_TAG[] = "ktap-metric-json: ";
+
+static void *xrealloc(void *p, size_t n, size_t size)
+{
+	if (size && n > SIZE_MAX / size)
+		abort();
+	p = realloc(p, n * size > 0 ? n * size : 1);
+	if (!p)
+		abort();
+	return p;
+}
+
+static char *xstrdup(const char *s)
+{
+	char *d = strdup(s);
+
+	if (!d)
+		abort();
+	return d;
+}
+
+/* grows *@arr of *@cap elements of @size to hold one more than @nr */
+static void *grow(void *arr, size_t nr, size_t *cap, size_t size)
+{
+	if (nr < *cap)
+		return arr;
+	*cap = *cap ? *cap * 2 : 8;
+	return xrealloc(arr, *cap, size);
+}
+
+static void __attribute__((format(printf, 3, 4)))
+refuse(struct rp_run *run, unsigned int line, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, PROG ": %s:%u: ", run->file, line);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	run->errors++;
+}
+
+void rp_run_init(struct rp_run *run, const char *file)
+{
+	memset(run, 0, sizeof(*run));
+	run->file = file;
+}
+
+static void case_free(struct rp_case *c)
+{
+	size_t i, j;
+
+	for (i = 0; i < c->nr_pol; i++) {
+		free(c->pol[i].name);
+		free(c->pol[i].label);
+		json_decref(c->pol[i].json);
+	}
+	for (i = 0; i < c->nr_ser; i++) {
+		for (j = 0; j < c->ser[i].nr_obs; j++)
+			free(c->ser[i].obs[j].v);
+		free(c->ser[i].obs);
+		free(c->ser[i].metric);
+		free(c->ser[i].host);
+	}
+	free(c->pol);
+	free(c->ser);
+	free(c->name);
+	memset(c, 0, sizeof(*c));
+}
+
+void rp_run_free(struct rp_run *run)
+{
+	size_t i;
+
+	for (i = 0; i < run->nr_cases; i++)
+		case_free(&run->cases[i]);
+	case_free(&run->pending);
+	free(run->cases);
+}
+
+const struct rp_policy *rp_policy_find(const struct rp_case *c,
+				       const char *metric)
+{
+	size_t i;
+
+	for (i = 0; i < c->nr_pol; i++)
+		if (!strcmp(c->pol[i].name, metric))
+			return &c->pol[i];
+	return NULL;
+}
+
+const struct rp_policy *rp_policy_default(void)
+{
+	static const struct rp_policy p = {
+		.summarize = RP_TOTAL,
+		.scale = 1,
+	};
+
+	return &p;
+}
+
+static bool stat_parse(const char *s, bool distribution, enum rp_stat *out)
+{
+	int i;
+
+	for (i = 0; i < RP_NR_STATS; i++) {
+		if (i == RP_DISTRIBUTION && !distribution)
+			break;
+		if (!strcmp(s, rp_stat_names[i])) {
+			*out = i;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* a JSON number (integer or real) into @out */
+static bool number(const json_t *j, double *out)
+{
+	if (!json_is_number(j))
+		return false;
+	*out = json_number_value(j);
+	return true;
+}
+
+static bool policy_regression(struct rp_run *run, unsigned int line,
+			      json_t *reg, struct rp_policy *p)
+{
+	bool rel = false, abs = false;
+	const char *key;
+	json_t *v;
+
+	if (!json_is_object(reg)) {
+		refuse(run, line, "regression: not an object");
+		return false;
+	}
+	json_object_foreach(reg, key, v) {
+		if (!strcmp(key, "compare")) {
+			if (!json_is_string(v) ||
+			    !stat_parse(json_string_value(v), false,
+					&p->compare)) {
+				refuse(run, line, "regression.compare: not one of last, total, p50, p90, p99, max");
+				return false;
+			}
+		} else if (!strcmp(key, "better")) {
+			const char *b = json_string_value(v);
+
+			if (!b || (strcmp(b, "higher") && strcmp(b, "lower"))) {
+				refuse(run, line, "regression.better: not higher or lower");
+				return false;
+			}
+			p->higher_is_better = !strcmp(b, "higher");
+		} else if (!strcmp(key, "relative_tolerance") ||
+			   !strcmp(key, "absolute_tolerance")) {
+			bool is_rel = key[0] == 'r';
+			double t;
+
+			if (!number(v, &t) || t < 0) {
+				refuse(run, line, "regression.%s: not a non-negative number",
+				       key);
+				return false;
+			}
+			*(is_rel ? &p->rel_tol : &p->abs_tol) = t;
+			*(is_rel ? &rel : &abs) = true;
+		} else {
+			refuse(run, line, "regression: unknown key \"%s\"", key);
+			return false;
+		}
+	}
+	if (!json_object_get(reg, "compare") || !json_object_get(reg, "better")) {
+		refuse(run, line, "regression: needs compare and better");
+		return false;
+	}
+	if (!rel && !abs) {
+		refuse(run, line, "regression: needs relative_tolerance or absolute_tolerance");
+		return false;
+	}
+	p->regression = true;
+	return true;
+}
+
+static bool policy_range(struct rp_run *run, unsigned int line, json_t *r,
+			 struct rp_policy *p)
+{
+	const char *key;
+	json_t *v;
+
+	if (!json_is_object(r) || !json_object_size(r)) {
+		refuse(run, line, "display_range: not an object with min or max");
+		return false;
+	}
+	json_object_foreach(r, key, v) {
+		bool is_min = !strcmp(key, "min");
+
+		if (!is_min && strcmp(key, "max")) {
+			refuse(run, line, "display_range: unknown key \"%s\"", key);
+			return false;
+		}
+		if (!number(v, is_min ? &p->min : &p->max)) {
+			refuse(run, line, "display_range.%s: not a number", key);
+			return false;
+		}
+		*(is_min ? &p->has_min : &p->has_max) = true;
+	}
+	if (p->has_min && p->has_max && p->min >= p->max) {
+		refuse(run, line, "display_range: min is not below max");
+		return false;
+	}
+	return true;
+}
+
+/* fills @p from @j; false, with a message, when a key or value is bad */
+static bool policy_parse(struct rp_run *run, unsigned int line, json_t *j,
+			 struct rp_policy *p)
+{
+	const char *key, *s;
+	json_t *v;
+
+	memset(p, 0, sizeof(*p));
+	p->summarize = RP_TOTAL;
+	p->scale = 1;
+	json_object_foreach(j, key, v) {
+		s = json_string_value(v);
+		if (!strcmp(key, "name")) {
+			if (!s || !*s) {
+				refuse(run, line, "name: not a non-empty string");
+				return false;
+			}
+		} else if (!strcmp(key, "summarize")) {
+			if (!s || !stat_parse(s, true, &p->summarize)) {
+				refuse(run, line, "summarize: not one of last, total, p50, p90, p99, max, distribution");
+				return false;
+			}
+		} else if (!strcmp(key, "transform")) {
+			if (!s || strcmp(s, "rate")) {
+				refuse(run, line, "transform: not \"rate\"");
+				return false;
+			}
+			p->rate = true;
+		} else if (!strcmp(key, "aggregation")) {
+			if (!s || strcmp(s, "busy-core-equivalents")) {
+				refuse(run, line, "aggregation: not \"busy-core-equivalents\"");
+				return false;
+			}
+			p->busy_cores = true;
+		} else if (!strcmp(key, "regression")) {
+			if (!policy_regression(run, line, v, p))
+				return false;
+		} else if (!strcmp(key, "display_range")) {
+			if (!policy_range(run, line, v, p))
+				return false;
+		} else if (!strcmp(key, "display_scale")) {
+			if (!number(v, &p->scale) || !(p->scale > 0)) {
+				refuse(run, line, "display_scale: not a positive number");
+				return false;
+			}
+		} else if (!strcmp(key, "display_label")) {
+			if (!s || !*s) {
+				refuse(run, line, "display_label: not a non-empty string");
+				return false;
+			}
+		} else {
+			refuse(run, line, "unknown policy key \"%s\"", key);
+			return false;
+		}
+	}
+	if (!json_object_get(j, "name")) {
+		refuse(run, line, "policy without a name");
+		return false;
+	}
+	p->name = xstrdup(json_string_value(json_object_get(j, "name")));
+	s = json_string_value(json_object_get(j, "display_label"));
+	p->label = s ? xstrdup(s) : NULL;
+	p->json = json_incref(j);
+	p->line = line;
+	return true;
+}
+
+static struct rp_series *series_find(struct rp_case *c, const char *metric,
+				     const char *host)
+{
+	size_t i;
+
+	for (i = 0; i < c->nr_ser; i++)
+		if (!strcmp(c->ser[i].metric, metric) &&
+		    !strcmp(c->ser[i].host, host))
+			return &c->ser[i];
+	return NULL;
+}
+
+static bool observed(const struct rp_case *c, const char *metric)
+{
+	size_t i;
+
+	for (i = 0; i < c->nr_ser; i++)
+		if (!strcmp(c->ser[i].metric, metric))
+			return true;
+	return false;
+}
+
+static void read_policy(struct rp_run *run, unsigned int line, json_t *j)
+{
+	struct rp_case *c = &run->pending;
+	const struct rp_policy *old;
+	struct rp_policy p;
+
+	if (!policy_parse(run, line, j, &p))
+		return;
+	old = rp_policy_find(c, p.name);
+	if (old && !json_equal(old->json, j)) {
+		refuse(run, line, "policy of %s conflicts with line %u",
+		       p.name, old->line);
+	} else if (!old && observed(c, p.name)) {
+		refuse(run, line, "policy of %s after an observation of it",
+		       p.name);
+	} else if (!old) {
+		c->pol = grow(c->pol, c->nr_pol, &c->cap_pol, sizeof(*c->pol));
+		c->pol[c->nr_pol++] = p;
+		return;
+	}
+	free(p.name);
+	free(p.label);
+	json_decref(p.json);
+}
+
+static void read_obs(struct rp_run *run, unsigned int line, json_t *j)
+{
+	const char *metric, *shape, *host = "", *key;
+	struct rp_case *c = &run->pending;
+	struct rp_series *s;
+	struct rp_obs o;
+	json_t *v, *val;
+	size_t i;
+
+	metric = json_string_value(json_object_get(j, "name"));
+	shape = json_string_value(json_object_get(j, "shape"));
+	if (!metric || !*metric) {
+		refuse(run, line, "name: not a non-empty string");
+		return;
+	}
+	if (!shape || (strcmp(shape, "scalar") && strcmp(shape, "per-cpu"))) {
+		refuse(run, line, "shape: not scalar or per-cpu");
+		return;
+	}
+	if (!number(json_object_get(j, "time"), &o.time)) {
+		refuse(run, line, "time: not a number");
+		return;
+	}
+	json_object_foreach(j, key, v) {
+		if (!strcmp(key, "host")) {
+			host = json_string_value(v);
+			if (!host) {
+				refuse(run, line, "host: not a string");
+				return;
+			}
+		}
+	}
+	val = json_object_get(j, "value");
+	if (!strcmp(shape, "scalar")) {
+		o.n = 1;
+		o.v = xrealloc(NULL, 1, sizeof(double));
+		if (!number(val, o.v)) {
+			refuse(run, line, "value: not a number");
+			free(o.v);
+			return;
+		}
+	} else {
+		if (!json_is_array(val)) {
+			refuse(run, line, "value: not an array for shape per-cpu");
+			return;
+		}
+		o.n = json_array_size(val);
+		o.v = xrealloc(NULL, o.n, sizeof(double));
+		json_array_foreach(val, i, v) {
+			if (json_is_null(v)) {
+				o.v[i] = NAN;
+			} else if (!number(v, &o.v[i])) {
+				refuse(run, line, "value[%zu]: not a number or null",
+				       i);
+				free(o.v);
+				return;
+			}
+		}
+	}
+	s = series_find(c, metric, host);
+	if (s && s->per_cpu != !!strcmp(shape, "scalar")) {
+		refuse(run, line, "%s: shape %s, unlike its earlier observations",
+		       metric, shape);
+		free(o.v);
+		return;
+	}
+	if (!s) {
+		c->ser = grow(c->ser, c->nr_ser, &c->cap_ser, sizeof(*c->ser));
+		s = &c->ser[c->nr_ser++];
+		memset(s, 0, sizeof(*s));
+		s->metric = xstrdup(metric);
+		s->host = xstrdup(host);
+		s->per_cpu = strcmp(shape, "scalar");
+	}
+	s->obs = grow(s->obs, s->nr_obs, &s->cap_obs, sizeof(*s->obs));
+	s->obs[s->nr_obs++] = o;
+}
+
+/* "ok N name" or "not ok N name [# directive]": the case's name */
+static char *result_line(const char *l, bool *ok)
+{
+	const char *name, *end;
+
+	*ok = strncmp(l, "not ok ", 7);
+	l += *ok ? 0 : 4;
+	if (strncmp(l, "ok ", 3))
+		return NULL;
+	l += 3;
+	if (*l < '0' || *l > '9')
+		return NULL;
+	while (*l >= '0' && *l <= '9')
+		l++;
+	if (*l != ' ' && *l != '\0')
+		return NULL;
+	name = *l ? l + 1 : l;
+	end = strstr(name, " # ");
+	if (!end)
+		end = name + strlen(name);
+	while (end > name && (end[-1] == ' ' || end[-1] == '\n'))
+		end--;
+	return strndup(name, end - name);
+}
+
+static void read_line(struct rp_run *run, unsigned int line, char *l)
+{
+	const char *tag = NULL;
+	json_error_t err;
+	json_t *j;
+	char *name;
+	bool ok;
+
+	l[strcspn(l, "\r\n")] = '\0';
+	while (!strncmp(l, "# ", 2))
+		l += 2;
+	if (!strncmp(l, POLICY_TAG, sizeof(POLICY_TAG) - 1))
+		tag = POLICY_TAG;
+	else if (!strncmp(l, OBS_TAG, sizeof(OBS_TAG) - 1))
+		tag = OBS_TAG;
+	if (!tag) {
+		name = result_line(l, &ok);
+		if (name && (run->pending.nr_pol || run->pending.nr_ser)) {
+			run->cases = grow(run->cases, run->nr_cases,
+					  &run->cap_cases, sizeof(*run->cases));
+			run->pending.name = name;
+			run->pending.ok = ok;
+			run->cases[run->nr_cases++] = run->pending;
+			memset(&run->pending, 0, sizeof(run->pending));
+		} else {
+			free(name);
+		}
+		return;
+	}
+
+	/* NaN and Infinity are not JSON: jansson refuses them too */
+	j = json_loads(l + strlen(tag), JSON_REJECT_DUPLICATES, &err);
+	if (!j) {
+		refuse(run, line, "not JSON: %s, column %d of the JSON",
+		       err.text, err.column);
+		return;
+	}
+	if (!json_is_object(j))
+		refuse(run, line, "not a JSON object");
+	else if (tag == POLICY_TAG)
+		read_policy(run, line, j);
+	else
+		read_obs(run, line, j);
+	json_decref(j);
+}
+
+void rp_read(struct rp_run *run, FILE *f)
+{
+	unsigned int line = 0;
+	size_t cap = 0;
+	char *l = NULL;
+
+	while (getline(&l, &cap, f) >= 0)
+		read_line(run, ++line, l);
+	free(l);
+	/* metrics with no result line after them: a case of their own */
+	if (run->pending.nr_pol || run->pending.nr_ser) {
+		run->cases = grow(run->cases, run->nr_cases, &run->cap_cases,
+				  sizeof(*run->cases));
+		run->pending.name = xstrdup("(no result line)");
+		run->pending.ok = false;
+		run->cases[run->nr_cases++] = run->pending;
+		memset(&run->pending, 0, sizeof(run->pending));
+	}
+}
+
+static size_t series_width(const struct rp_series *s)
+{
+	size_t i, w = 1;
+
+	for (i = 0; i < s->nr_obs; i++)
+		if (s->obs[i].n > w)
+			w = s->obs[i].n;
+	return w;
+}
+
+static double obs_at(const struct rp_obs *o, size_t i)
+{
+	return i < o->n ? o->v[i] : NAN;
+}
+
+void rp_process(const struct rp_series *s, const struct rp_policy *p,
+		struct rp_points *out)
+{
+	size_t w = series_width(s), i, k, nr = 0;
+	bool aggregate = p->busy_cores && s->per_cpu;
+
+	out->width = aggregate ? 1 : w;
+	out->t = xrealloc(NULL, s->nr_obs, sizeof(double));
+	out->v = xrealloc(NULL, s->nr_obs * out->width, sizeof(double));
+	for (i = p->rate ? 1 : 0; i < s->nr_obs; i++) {
+		const struct rp_obs *cur = &s->obs[i], *prev = &s->obs[i - !!p->rate];
+		double dt = cur->time - prev->time, sum = 0, x;
+		bool any = false;
+
+		if (p->rate && !(dt > 0))
+			continue;	/* no rate over no time */
+		for (k = 0; k < w; k++) {
+			x = obs_at(cur, k);
+			if (p->rate) {
+				double before = obs_at(prev, k);
+
+				/* a counter decrease gives no rate */
+				x = x >= before ? (x - before) / dt : NAN;
+			}
+			if (!aggregate) {
+				out->v[nr * w + k] = x;
+				any |= !isnan(x);
+			} else if (!isnan(x)) {
+				sum += x;
+				any = true;
+			}
+		}
+		if (!any)
+			continue;
+		if (aggregate)
+			out->v[nr] = p->rate ? sum : sum / 100;
+		out->t[nr++] = cur->time;
+	}
+	out->nr = nr;
+}
+
+void rp_points_free(struct rp_points *pts)
+{
+	free(pts->t);
+	free(pts->v);
+}
+
+double rp_percentile(const double *sorted, size_t n, double p)
+{
+	double rank = p / 100 * (n - 1);
+	size_t lo = (size_t)rank;
+
+	if (lo + 1 >= n)
+		return sorted[n - 1];
+	return sorted[lo] + (sorted[lo + 1] - sorted[lo]) * (rank - lo);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+bool rp_stat(const struct rp_points *pts, size_t col, enum rp_stat stat,
+	     double *out)
+{
+	double *x = xrealloc(NULL, pts->nr, sizeof(double));
+	size_t i, n = 0;
+
+	for (i = 0; i < pts->nr; i++)
+		if (!isnan(pts->v[i * pts->width + col]))
+			x[n++] = pts->v[i * pts->width + col];
+	if (!n) {
+		free(x);
+		return false;
+	}
+	switch (stat) {
+	case RP_LAST:
+		*out = x[n - 1];
+		break;
+	case RP_TOTAL:
+		*out = 0;
+		for (i = 0; i < n; i++)
+			*out += x[i];
+		break;
+	case RP_MAX:
+		*out = x[0];
+		for (i = 1; i < n; i++)
+			*out = x[i] > *out ? x[i] : *out;
+		break;
+	default:
+		qsort(x, n, sizeof(*x), cmp_double);
+		*out = rp_percentile(x, n, stat == RP_P50 ? 50 :
+					   stat == RP_P90 ? 90 : 99);
+		break;
+	}
+	free(x);
+	return true;
+}

@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Read the KTAP metric lines of a test run and apply each metric's policy
+ * as the netdev CI defines it: transform, then aggregation, then
+ * summarize (Documentation/ksft_perfmon.rst, "ksft-perfmon-report").
+ */
+#ifndef KPM_REPORT_H
+#define KPM_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+enum rp_stat {
+	RP_LAST, RP_TOTAL, RP_P50, RP_P90, RP_P99, RP_MAX, RP_DISTRIBUTION,
+	RP_NR_STATS
+};
+
+extern const char *const rp_stat_names[RP_NR_STATS];
+
+struct rp_policy {
+	char *name;
+	void *json;		/* as registered, to find a conflicting one */
+	unsigned int line;
+	enum rp_stat summarize;
+	bool rate;
+	bool busy_cores;	/* aggregation busy-core-equivalents */
+	bool regression;
+	enum rp_stat compare;
+	bool higher_is_better;
+	double rel_tol, abs_tol;	/* 0 when absent */
+	bool has_min, has_max;
+	double min, max;	/* display_range */
+	double scale;		/* display_scale, 1 when absent */
+	char *label;		/* display_label or NULL */
+};
+
+/* one observation; NAN stands for null in a per-cpu array */
+struct rp_obs {
+	double time;
+	double *v;
+	size_t n;
+};
+
+struct rp_series {
+	char *metric;
+	char *host;		/* "" without a host label */
+	bool per_cpu;
+	struct rp_obs *obs;
+	size_t nr_obs, cap_obs;
+};
+
+struct rp_case {
+	char *name;		/* from the result line after the metrics */
+	bool ok;
+	struct rp_policy *pol;
+	size_t nr_pol, cap_pol;
+	struct rp_series *ser;
+	size_t nr_ser, cap_ser;
+};
+
+struct rp_run {
+	const char *file;	/* for messages */
+	struct rp_case *cases;
+	size_t nr_cases, cap_cases;
+	struct rp_case pending;	/* metrics not yet followed by a result */
+	unsigned int errors;	/* lines refused, each with a message */
+};
+
+/* a series after its policy's transform and aggregation */
+struct rp_points {
+	double *t;
+	double *v;		/* nr * width values, NAN where none */
+	size_t nr, width;	/* width 1 once aggregated or for a scalar */
+};
+
+void rp_run_init(struct rp_run *run, const char *file);
+void rp_run_free(struct rp_run *run);
+/* reads every line; refused ones are counted in run->errors */
+void rp_read(struct rp_run *run, FILE *f);
+
+const struct rp_policy *rp_policy_find(const struct rp_case *c,
+				       const char *metric);
+/* default policy: summarize total, nothing else */
+const struct rp_policy *rp_policy_default(void);
+
+void rp_process(const struct rp_series *s, const struct rp_policy *p,
+		struct rp_points *out);
+void rp_points_free(struct rp_points *pts);
+/*
+ * @stat of column @col of @pts (never RP_DISTRIBUTION); false when the
+ * column has no value.
+ */
+bool rp_stat(const struct rp_points *pts, size_t col, enum rp_stat stat,
+	     double *out);
+/* linear interpolation between closest ranks, as numpy's default */
+double rp_percentile(const double *sorted, size_t n, double p);
+
+#endif
