@@ -347,6 +347,32 @@ static void unspool(FILE *f, struct record *r, const struct session *s)
 	free(cpu);
 }
 
+/*
+ * The kernel selftests' bkg(..., ksft_ready=True) passes a pipe in
+ * KSFT_READY_FD and waits for a line on it: sampling has started. The
+ * line names our pid, so that a helper can stop a record it started on
+ * another host.
+ */
+static void tell_ready(void)
+{
+	const char *env = getenv("KSFT_READY_FD");
+	void (*old)(int);
+	char *end;
+	long fd;
+
+	if (!env)
+		return;
+	fd = strtol(env, &end, 10);
+	if (!*env || *end || fd < 0 || fd > INT_MAX)
+		die("KSFT_READY_FD: '%s' is not a file descriptor", env);
+	/* a reader that went away is no reason to stop recording */
+	old = signal(SIGPIPE, SIG_IGN);
+	dprintf(fd, "ready %d\n", (int)getpid());
+	signal(SIGPIPE, old);
+	if (fd > STDERR_FILENO)
+		close(fd);
+}
+
 static const char record_usage[] =
 "usage: " PROG " record [OPTIONS] (--duration S | -- COMMAND [ARGS...])\n"
 "\n"
@@ -365,7 +391,9 @@ static const char record_usage[] =
 "  -d, --duration S      record for S seconds, fractions allowed\n"
 "  -h, --help            this text\n"
 "\n"
-"SIGINT and SIGTERM end recording (and are passed on to COMMAND).\n"
+"SIGINT and SIGTERM end recording (and are passed on to COMMAND). With\n"
+"KSFT_READY_FD set, \"ready PID\" is written to that descriptor once the\n"
+"kernel samples (the kernel selftests' bkg(ksft_ready=True) convention).\n"
 "Exit status: COMMAND's when it failed; 3 when samples were lost; 1 on\n"
 "an error, 2 on a usage error; else 0.\n";
 
@@ -460,6 +488,7 @@ static int do_record(int argc, char **argv)
 		die("out of memory");
 
 	install_handlers();
+	tell_ready();
 	if (optind < argc) {
 		child = fork();
 		if (child < 0)
@@ -731,6 +760,124 @@ static int do_dump(int argc, char **argv)
 	return drain(&nl, &d) ? EXIT_ERROR : 0;
 }
 
+/* ---- clock ------------------------------------------------------------ */
+
+static const char clock_usage[] =
+"usage: " PROG " clock\n"
+"\n"
+"Print CLOCK_MONOTONIC in ns: what --time-base takes, on this host.\n";
+
+static int do_clock(int argc, char **argv)
+{
+	if (argc == 2 && (!strcmp(argv[1], "-h") ||
+			  !strcmp(argv[1], "--help"))) {
+		fputs(clock_usage, stdout);
+		return 0;
+	}
+	if (argc > 1) {
+		fprintf(stderr, PROG " clock: takes no arguments\n");
+		return EXIT_USAGE;
+	}
+	printf("%llu\n", (unsigned long long)now_ns());
+	return 0;
+}
+
+/* ---- metric ----------------------------------------------------------- */
+
+static const char metric_usage[] =
+"usage: " PROG " metric --time-base NS [--host LABEL] NAME VALUE\n"
+"\n"
+"Print the ktap-metric-json line of a scalar observation made now, for a\n"
+"shell test's own metrics: time in seconds since --time-base\n"
+"(CLOCK_MONOTONIC ns), the JSON as Python's json.dumps writes it. A\n"
+"VALUE in decimal digits is an integer, any other number a float; put\n"
+"-- before a negative VALUE.\n"
+"\n"
+"  -t, --time-base NS    CLOCK_MONOTONIC ns that time 0 stands for\n"
+"  -H, --host LABEL      the host label (default local)\n"
+"  -h, --help            this text\n";
+
+static int do_metric(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "time-base", required_argument, NULL, 't' },
+		{ "host", required_argument, NULL, 'H' },
+		{ "help", no_argument, NULL, 'h' },
+		{}
+	};
+	const char *host = "local", *name, *value, *p;
+	bool have_base = false, integer;
+	uint64_t time_base = 0;
+	long long ll = 0;
+	char esc[256];
+	double v = 0;
+	struct jw w;
+	char *end;
+	int opt;
+
+	while ((opt = getopt_long(argc, argv, "t:H:h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 't':
+			time_base = parse_u64("--time-base", optarg,
+					      UINT64_MAX);
+			have_base = true;
+			break;
+		case 'H':
+			if (!*optarg || !py_json_escape(optarg, esc, sizeof(esc)))
+				die("--host: '%s' is not a non-empty UTF-8 label",
+				    optarg);
+			host = optarg;
+			break;
+		case 'h':
+			fputs(metric_usage, stdout);
+			return 0;
+		default:
+			fputs(metric_usage, stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (!have_base || argc - optind != 2) {
+		fprintf(stderr, PROG " metric: give --time-base, NAME and VALUE\n");
+		return EXIT_USAGE;
+	}
+	name = argv[optind];
+	value = argv[optind + 1];
+	if (!*name || !py_json_escape(name, esc, sizeof(esc)))
+		die("metric: '%s' is not a non-empty UTF-8 name", name);
+	for (p = value + (*value == '-'); *p >= '0' && *p <= '9'; p++)
+		;
+	integer = !*p && p > value + (*value == '-');
+	errno = 0;
+	if (integer)
+		ll = strtoll(value, &end, 10);
+	else
+		v = strtod(value, &end);
+	if (errno || end == value || *end || (!integer && !isfinite(v)))
+		die("metric: '%s' is not a finite number%s", value,
+		    integer ? " of 64 bits" : "");
+
+	jw_init(&w, stdout);
+	fputs("# ktap-metric-json: ", stdout);
+	jw_obj_start(&w);
+	jw_key(&w, "host");
+	jw_str(&w, host);
+	jw_key(&w, "name");
+	jw_str(&w, name);
+	jw_key(&w, "shape");
+	jw_str(&w, "scalar");
+	jw_key(&w, "time");
+	jw_double(&w, py_round((double)(int64_t)(now_ns() - time_base) /
+			       NSEC_PER_SEC, 6));
+	jw_key(&w, "value");
+	if (integer)
+		jw_int(&w, ll);
+	else
+		jw_double(&w, v);
+	jw_obj_end(&w);
+	putchar('\n');
+	return w.error ? EXIT_ERROR : 0;
+}
+
 /* ---- main ------------------------------------------------------------- */
 
 static const struct {
@@ -741,6 +888,8 @@ static const struct {
 	{ "record", do_record, "sample while a command runs; print KTAP metric lines" },
 	{ "show", do_show, "list sessions" },
 	{ "dump", do_dump, "print the raw samples of a session as JSON lines" },
+	{ "metric", do_metric, "print a shell test's own observation as a KTAP line" },
+	{ "clock", do_clock, "print CLOCK_MONOTONIC ns, as --time-base takes it" },
 };
 
 static void usage(FILE *f)
