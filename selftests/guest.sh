@@ -7,11 +7,15 @@
 # On a kernel with kmemleak, a last result says whether a scan after the
 # final rmmod found a leak the module allocated.
 #
-# usage: guest.sh [MODULE]    (default: ./ksft_perfmon.ko)
+# usage: guest.sh [MODULE [KSFT_DIR]]
+#   MODULE     the module to test (default: ./ksft_perfmon.ko)
+#   KSFT_DIR   tools/testing/selftests of a kernel tree whose driver
+#              selftest library runs PerfMonitor (default: none, not run)
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 export KPM_MODULE=${1:-./ksft_perfmon.ko}
+KPM_KSFT=${2:-}
 kmemleak=/sys/kernel/debug/kmemleak
 # every place the module was loaded at, for kmemleak_attribution.py
 export KPM_MODULE_RANGES=/var/tmp/kpm-module-ranges
@@ -66,6 +70,26 @@ export -f kpm_insmod
 step module.insmod kpm_insmod
 run nl selftests/ksft_perfmon_nl_test
 run e2e selftests/e2e_two_hosts.sh
+# the helpers in selftests: the kernel's driver selftest library with
+# PerfMonitor (veth and netns; netdevsim where the kernel has it), and a
+# bash test with the shell helper
+if [ -n "$KPM_KSFT" ]; then
+	run drv_veth selftests/drv_env.sh veth "$KPM_KSFT"
+	run drv_nsim selftests/drv_env.sh nsim "$KPM_KSFT"
+else
+	echo "KPM-RESULT: skip drv.no_selftest_library_given"
+fi
+sh_perfmon() {
+	local out rc
+	out=$(mktemp)
+	selftests/sh_perfmon.sh > "$out" 2>&1
+	rc=$?
+	grep -v 'ktap-metric' "$out" | sed 's/^/# /'
+	python3 selftests/check_drv_output.py "$out" perfmon_sh || rc=1
+	rm -f "$out"
+	return "$rc"
+}
+run sh sh_perfmon
 step module.rmmod rmmod ksft_perfmon
 # record under CPU hotplug, at 1 kHz for a minute, with a stalled reader
 step module.insmod_for_record kpm_insmod

@@ -80,6 +80,17 @@ fuzz_samples() {
 }
 step fuzz.samples_libfuzzer_60s fuzz_samples
 
+# the kernel's driver selftest library that PerfMonitor is tested in:
+# 7.3's, from the source package the debug kernel is built from
+ksft_lib() {
+	local src
+	src=$(scripts/debug-kernel.sh source) || return 1
+	ksft=$src/tools/testing/selftests
+	[ -f "$ksft/drivers/net/lib/py/env.py" ]
+}
+ksft=
+step setup.driver_selftest_library ksft_lib
+
 # one kernel: build the module against it, sparse, then the guest
 run_kernel() {	# NAME
 	local k=$1 kver image modules kdir mem timeout log vm_rc env
@@ -101,7 +112,7 @@ run_kernel() {	# NAME
 	log=$(mktemp)
 	scripts/vm.sh --kernel "$image" --modules "$modules" --mem "$mem" \
 		--timeout "$timeout" --smp "${KPM_SMP:-4}" ${KPM_KVM:+--kvm} \
-		-- selftests/guest.sh "build/$k/ksft_perfmon.ko" | tee "$log"
+		-- selftests/guest.sh "build/$k/ksft_perfmon.ko" ${ksft:+"$ksft"} | tee "$log"
 	vm_rc=${PIPESTATUS[0]}
 	while read -r status name; do
 		result "$status" "$k/$name"

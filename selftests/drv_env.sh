@@ -1,0 +1,63 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The kernel's driver selftest library with PerfMonitor around iperf3
+# (selftests/drv_perfmon.py), in the library's two local setups:
+#   veth   NetDrvEpEnv's NETIF mode over a veth pair, the remote endpoint
+#          a netns (REMOTE_TYPE=netns)
+#   nsim   its netdevsim mode (needs netdevsim; Debian's 6.12 has none)
+# The test is copied into KSFT_DIR/drivers/net, where the library finds
+# itself. Needs the module loaded and root; KTAP output from
+# check_drv_output.py, non-zero exit when a check failed.
+#
+# usage: drv_env.sh veth|nsim KSFT_DIR
+
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+mode=$1 ksft=$2
+R=kpm-drv-remote
+case=iperf3_monitored
+
+[ -f "$ksft/drivers/net/lib/py/env.py" ] || {
+	echo "drv_env.sh: no driver selftest library in $ksft" >&2
+	exit 1
+}
+test=$ksft/drivers/net/kpm_perfmon.py
+cp "$top/selftests/drv_perfmon.py" "$test" || exit 1
+out=$(mktemp)
+trap 'rm -f "$test" "$out"; ip netns del $R 2>/dev/null' EXIT
+
+case "$mode" in
+veth)
+	ip netns add $R || exit 1
+	ip link add kpm-va type veth peer name kpm-vb netns $R || exit 1
+	ip addr add 192.0.2.1/24 dev kpm-va
+	ip link set kpm-va up
+	ip -n $R addr add 192.0.2.2/24 dev kpm-vb
+	ip -n $R link set kpm-vb up
+	ip -n $R link set lo up
+	export NETIF=kpm-va LOCAL_V4=192.0.2.1 REMOTE_V4=192.0.2.2
+	export REMOTE_TYPE=netns REMOTE_ARGS=$R
+	;;
+nsim)
+	if ! modprobe -q netdevsim 2>/dev/null &&
+	   [ ! -d /sys/bus/netdevsim ]; then
+		echo "ok 1 drv.nsim # SKIP no netdevsim in this kernel"
+		exit 0
+	fi
+	;;
+*)
+	echo "usage: drv_env.sh veth|nsim KSFT_DIR" >&2
+	exit 2
+	;;
+esac
+
+PYTHONPATH=$top/selftests/lib/py KSFT_PERFMON_NL=$top/tools/ksft-perfmon-nl \
+	python3 "$test" > "$out" 2>&1
+rc=$?
+# the test's own output, for the log, with its metric lines counted
+grep -v 'ktap-metric' "$out" | sed 's/^/# /'
+echo "# $(grep -c 'ktap-metric' "$out") metric lines; test exited $rc"
+sed -n '/ktap-metric-json: .*"throughput"/{p;q}' "$out"
+python3 "$top/selftests/check_drv_output.py" "$out" "$case" || exit 1
+exit "$rc"

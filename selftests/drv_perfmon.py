@@ -1,0 +1,53 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""A driver selftest as the kernel's library writes them, with
+PerfMonitor around its traffic: iperf3 from the remote endpoint to us,
+its per-second throughput recorded by the test, and what the CPUs and
+NICs of both endpoints did recorded by ksft_perfmon.
+
+Runs from tools/testing/selftests/drivers/net/ of a kernel tree (the
+library is found relative to this file), with ksft_perfmon.py on
+PYTHONPATH. NETIF and friends select a real or veth NIC; without them
+the library makes two netdevsim devices.
+"""
+
+import json
+import time
+
+from lib.py import ksft_run, ksft_exit, ksft_ge, ksft_pr
+from lib.py import NetDrvEpEnv, Iperf3Runner
+from ksft_perfmon import PerfMonitor
+
+THROUGHPUT = {
+    "regression": {"better": "higher", "compare": "p50",
+                   "relative_tolerance": 0.05},
+    "summarize": "distribution",
+}
+
+
+def iperf3_monitored(cfg):
+    """iperf3 for 4 s under PerfMonitor at 250 ms"""
+    runner = Iperf3Runner(cfg)
+    with PerfMonitor(cfg, interval_ms=250) as mon:
+        runner.start_server()
+        started = mon.now()
+        client = runner.start_client(duration=4)
+        intervals = json.loads(client.stdout)["intervals"]
+        for i in intervals:
+            mon.metric("throughput", i["sum"]["bits_per_second"] / 1e9,
+                       policy=THROUGHPUT, time_s=started + i["sum"]["end"])
+        time.sleep(0.3)     # a last sample after the traffic
+    # 1 s each, but a debug kernel under emulation reports less often
+    ksft_pr(f"{len(intervals)} iperf3 intervals")
+    ksft_ge(len(intervals), 1)
+
+
+def main() -> None:
+    with NetDrvEpEnv(__file__) as cfg:
+        cfg.require_cmd("iperf3", local=True, remote=True)
+        ksft_run([iperf3_monitored], args=(cfg,))
+    ksft_exit()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,143 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# ksft_perfmon for bash selftests: what the CPUs and NICs of both endpoints
+# did while the test ran, as KTAP metric lines, the same as the Python
+# PerfMonitor prints.
+#
+#   source ksft_perfmon.sh
+#   perfmon_start -l eth0 -r "ip netns exec peer sh -c" -R eth1
+#   run_traffic
+#   perfmon_metric throughput 32.6 \
+#	'{"name":"throughput","regression":{...},"summarize":"distribution"}'
+#   perfmon_stop          # prints the lines; then print "ok N case"
+#
+# perfmon_start [-i MS] [-l IFNAME] [-r REMOTE_PREFIX [-R IFNAME]]
+#	Starts ksft-perfmon-nl record here and, when REMOTE_PREFIX is given,
+#	on the remote host through it: a command that runs its one argument
+#	as a shell command line there ("ip netns exec NS sh -c", "ssh HOST"),
+#	sampling IFNAME every MS ms (default 1000). Returns once both
+#	sample. Times are seconds since PERFMON_START_NS (CLOCK_MONOTONIC ns;
+#	default: now), the remote's clock lined up to within the time an
+#	answer takes to come back. The tool must be at the same path on the
+#	remote.
+# perfmon_metric NAME VALUE [POLICY_JSON]
+#	A test's own observation now, host "local"; POLICY_JSON (as
+#	json.dumps(..., separators=(",", ":"), sort_keys=True) writes it)
+#	the first time.
+# perfmon_stop
+#	Stops both records and prints every policy line once, then the
+#	observations of both hosts in time order. Non-zero when a record
+#	failed; record's own diagnostics ("# ksft-perfmon: ...") come first.
+#
+# The tool is $KSFT_PERFMON_NL, or this tree's tools/ksft-perfmon-nl.
+
+: "${KSFT_PERFMON_NL:=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." &&
+			pwd)/tools/ksft-perfmon-nl}"
+
+_perfmon_dir=
+_perfmon_remote=
+_perfmon_pids=()
+
+# waits up to 10 s for "ready PID" in READY; prints PID
+_perfmon_ready() {	# READY ERRORS RECORD_PID
+	local i line
+	for i in $(seq 100); do
+		read -r line < "$1" 2>/dev/null
+		case "$line" in
+		"ready "*) echo "${line#ready }"; return 0 ;;
+		esac
+		kill -0 "$3" 2>/dev/null || break
+		sleep 0.1
+	done
+	echo "perfmon: record did not start: $(grep -v '^ready ' "$2")" >&2
+	return 1
+}
+
+perfmon_start() {
+	local interval=1000 ifname= rifname= opt t1 r base rbase rpid tool
+	local OPTIND=1
+	_perfmon_remote=
+	while getopts "i:l:r:R:" opt; do
+		case "$opt" in
+		i) interval=$OPTARG ;;
+		l) ifname=$OPTARG ;;
+		r) _perfmon_remote=$OPTARG ;;
+		R) rifname=$OPTARG ;;
+		*) echo "perfmon_start: [-i MS] [-l IFNAME] [-r REMOTE_PREFIX [-R IFNAME]]" >&2
+		   return 2 ;;
+		esac
+	done
+	_perfmon_dir=$(mktemp -d) || return 1
+	_perfmon_pids=()
+	base=${PERFMON_START_NS:-$("$KSFT_PERFMON_NL" clock)}
+	PERFMON_START_NS=$base
+	: > "$_perfmon_dir/test.ktap"
+
+	KSFT_READY_FD=3 "$KSFT_PERFMON_NL" record --interval "$interval" \
+		--host local --time-base "$base" --duration 604800 \
+		${ifname:+--ifname "$ifname"} \
+		> "$_perfmon_dir/local.ktap" 2> "$_perfmon_dir/local.err" \
+		3> "$_perfmon_dir/local.ready" &
+	_perfmon_pids+=("$!")
+	_perfmon_ready "$_perfmon_dir/local.ready" "$_perfmon_dir/local.err" \
+		"$!" >/dev/null ||
+		{ perfmon_stop >/dev/null; return 1; }
+	[ -n "$_perfmon_remote" ] || return 0
+
+	# the remote reads its clock just before its answer comes back:
+	# starting a command takes far longer than its exit
+	tool=$(printf '%q' "$KSFT_PERFMON_NL")
+	r=$($_perfmon_remote "$tool clock") ||
+		{ perfmon_stop >/dev/null; return 1; }
+	t1=$("$KSFT_PERFMON_NL" clock)
+	rbase=$((base + r - t1))
+	$_perfmon_remote "KSFT_READY_FD=2 exec $tool record \
+		--interval $(printf '%q' "$interval") --host remote \
+		--time-base $rbase --duration 604800 \
+		${rifname:+--ifname $(printf '%q' "$rifname")}" \
+		> "$_perfmon_dir/remote.ktap" 2> "$_perfmon_dir/remote.err" &
+	_perfmon_pids+=("$!")
+	rpid=$(_perfmon_ready "$_perfmon_dir/remote.err" \
+		"$_perfmon_dir/remote.err" "$!") ||
+		{ perfmon_stop >/dev/null; return 1; }
+	echo "$rpid" > "$_perfmon_dir/remote.pid"
+}
+
+perfmon_metric() {	# NAME VALUE [POLICY_JSON]
+	[ -n "$_perfmon_dir" ] || { echo "perfmon_metric: not started" >&2; return 1; }
+	[ -z "${3:-}" ] ||
+		echo "# ktap-metric-policy-json: $3" >> "$_perfmon_dir/test.ktap"
+	"$KSFT_PERFMON_NL" metric --time-base "$PERFMON_START_NS" -- "$1" "$2" \
+		>> "$_perfmon_dir/test.ktap"
+}
+
+perfmon_stop() {
+	local d=$_perfmon_dir rc=0 i st
+	[ -n "$d" ] || { echo "perfmon_stop: not started" >&2; return 1; }
+	[ -n "${_perfmon_pids[0]:-}" ] &&
+		kill -TERM "${_perfmon_pids[0]}" 2>/dev/null
+	[ -s "$d/remote.pid" ] &&
+		$_perfmon_remote "kill -TERM $(cat "$d/remote.pid")"
+	for i in "${_perfmon_pids[@]}"; do
+		wait "$i"
+		st=$?
+		# 3: samples were lost, which record's output says
+		[ "$st" -eq 0 ] || [ "$st" -eq 3 ] || rc=1
+	done
+	for i in local remote; do
+		[ -s "$d/$i.err" ] && grep -v '^ready ' "$d/$i.err" |
+			sed "s/^/# perfmon ($i): /"
+	done
+	cat "$d"/*.ktap 2>/dev/null | grep '^# ksft-perfmon: '
+	# policies once, in order; then observations by time, stable
+	cat "$d/local.ktap" "$d/remote.ktap" "$d/test.ktap" 2>/dev/null |
+		awk '/^# ktap-metric-policy-json: / && !seen[$0]++'
+	cat "$d/local.ktap" "$d/remote.ktap" "$d/test.ktap" 2>/dev/null |
+		awk '/^# ktap-metric-json: / {
+			match($0, /"time":-?[0-9.e+-]+/)
+			printf "%s\t%d\t%s\n", substr($0, RSTART + 7, RLENGTH - 7), NR, $0
+		}' | sort -t "$(printf '\t')" -k1,1g -k2,2n | cut -f3-
+	rm -rf "$d"
+	_perfmon_dir= _perfmon_pids=()
+	return "$rc"
+}

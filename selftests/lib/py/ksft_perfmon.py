@@ -1,0 +1,227 @@
+# SPDX-License-Identifier: GPL-2.0
+"""What the CPUs and the NICs of both endpoints did while a driver
+selftest ran, from the ksft_perfmon module, as KTAP metric lines.
+
+    from lib.py import ksft_run, NetDrvEpEnv
+    from ksft_perfmon import PerfMonitor
+
+    def test(cfg):
+        with PerfMonitor(cfg) as mon:
+            run_traffic()
+            mon.metric("throughput", gbps, policy=THROUGHPUT_POLICY)
+
+`ksft-perfmon-nl record` runs on the local host and, deployed with
+cfg.remote.deploy(), on the remote one, sampling cfg.ifname and
+cfg.remote_ifname. When the block ends, the policy lines of every metric
+seen and then the observations of both hosts (host "local" and
+"remote"), ordered by time, are printed: before the test case's result
+line, as the metric format wants. Times are seconds since the test case
+started: the PerfMonitor's creation, or start_ns (CLOCK_MONOTONIC ns).
+The remote's clock is lined up with ours by `ksft-perfmon-nl clock`, to
+within the time its answer takes to come back (milliseconds for a netns
+remote; over ssh, half the network's round trip more).
+
+The module must be loaded on both hosts. The tool is found in
+$KSFT_PERFMON_NL, in this tree's tools/, or on $PATH.
+"""
+
+import json
+import os
+import select
+import shlex
+import shutil
+import signal
+import time
+
+from lib.py import bkg, cmd
+
+POLICY = '# ktap-metric-policy-json: '
+OBS = '# ktap-metric-json: '
+
+
+def _dumps(obj):
+    return json.dumps(obj, allow_nan=False, separators=(',', ':'),
+                      sort_keys=True)
+
+
+def _tool():
+    path = os.environ.get('KSFT_PERFMON_NL')
+    if not path:
+        path = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                            '..', '..', '..', 'tools', 'ksft-perfmon-nl')
+        if not os.access(path, os.X_OK):
+            path = shutil.which('ksft-perfmon-nl')
+    if not path or not os.access(path, os.X_OK):
+        raise FileNotFoundError('ksft-perfmon-nl not found: set '
+                                'KSFT_PERFMON_NL')
+    return os.path.abspath(path)
+
+
+class PerfMonitorError(Exception):
+    pass
+
+
+class _Recorder:
+    """one `record` on one host, stopped by its pid"""
+
+    def __init__(self, tool, host_label, ifname, base, interval_ms, ring,
+                 host=None):
+        self.host, self.label = host, host_label
+        args = [tool, 'record', '--interval', str(interval_ms),
+                '--host', host_label, '--time-base', str(base),
+                '--duration', str(7 * 24 * 3600)]
+        if ring:
+            args += ['--ring', str(ring)]
+        if ifname:
+            args += ['--ifname', ifname]
+        # "ready PID" comes on stderr: a remote passes no other descriptor
+        comm = 'KSFT_READY_FD=2 exec ' + shlex.join(args)
+        if host is None:
+            comm = ['/bin/sh', '-c', comm]
+        else:
+            comm = f'/bin/sh -c {shlex.quote(comm)}'
+        self.bkg = bkg(comm, host=host, fail=False)
+        self.pid = self._ready(10)
+
+    def _ready(self, timeout):
+        fd, line = self.bkg.proc.stderr.fileno(), b''
+        deadline = time.monotonic() + timeout
+        while not line.endswith(b'\n'):
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([fd], [], [], left)[0]:
+                self._fail(f'not sampling after {timeout} s', line)
+            c = os.read(fd, 1)      # no more: the rest is the tool's
+            if not c:
+                break
+            line += c
+        words = line.decode(errors='replace').split()
+        if len(words) != 2 or words[0] != 'ready' or not words[1].isdigit():
+            self._fail('did not start', line)
+        return int(words[1])
+
+    def _fail(self, what, seen):
+        """@seen: what came before the rest of record's stderr"""
+        self.bkg.process(terminate=True, fail=False, timeout=10)
+        err = (seen.decode(errors='replace') + self.bkg.stderr).strip()
+        raise PerfMonitorError(f'ksft-perfmon-nl record on {self.label} '
+                               f'{what}: {err or "no message"} (exit '
+                               f'status {self.bkg.ret})')
+
+    def stop(self):
+        """SIGTERM to record, wherever it runs; its output"""
+        if self.host is None:
+            os.kill(self.pid, signal.SIGTERM)
+        else:
+            cmd(f'kill -TERM {self.pid}', host=self.host)
+        self.bkg.process(terminate=False, fail=False, timeout=120)
+        # 3: samples were lost, which record says in its output
+        if self.bkg.ret not in (0, 3):
+            raise PerfMonitorError(f'ksft-perfmon-nl record on {self.label}'
+                                   f' exited {self.bkg.ret}: '
+                                   f'{self.bkg.stderr.strip()}')
+        return self.bkg.stdout
+
+
+class PerfMonitor:
+    """Samples both endpoints of @cfg (a NetDrvEpEnv) while in a `with`
+    block, and prints their metric lines and those given to metric() when
+    it ends. @interval_ms: sampling interval; @ring: samples the kernel
+    keeps between reads (record's default when None); @start_ns: the test
+    case's start in CLOCK_MONOTONIC ns (default: now)."""
+
+    def __init__(self, cfg, interval_ms=1000, ring=None, start_ns=None,
+                 tool=None):
+        self.cfg = cfg
+        self.interval_ms, self.ring = interval_ms, ring
+        self.start_ns = time.monotonic_ns() if start_ns is None else start_ns
+        self.tool = tool or _tool()
+        self._policies = {}     # name: JSON text, in registration order
+        self._obs = []          # (time, order, line)
+        self._recorders = []
+
+    def now(self):
+        """seconds since the test case started, as the lines have it"""
+        return round((time.monotonic_ns() - self.start_ns) / 1e9, 6)
+
+    def _remote_base(self, tool):
+        """the remote's CLOCK_MONOTONIC at our start_ns. Starting a
+        command takes far longer than its exit and reply, so the remote
+        read its clock just before we saw the answer: of three reads,
+        the one closest to that"""
+        offset = None
+        for _ in range(3):
+            remote = int(cmd(f'{shlex.quote(tool)} clock',
+                             host=self.cfg.remote).stdout)
+            seen = time.monotonic_ns()
+            if offset is None or remote - seen > offset:
+                offset = remote - seen
+        return self.start_ns + offset
+
+    def __enter__(self):
+        self._recorders.append(_Recorder(
+            self.tool, 'local', self.cfg.ifname, self.start_ns,
+            self.interval_ms, self.ring))
+        try:
+            remote_tool = self.cfg.remote.deploy(self.tool)
+            remote_base = self._remote_base(remote_tool)
+            self._recorders.append(_Recorder(
+                remote_tool, 'remote', self.cfg.remote_ifname, remote_base,
+                self.interval_ms, self.ring, host=self.cfg.remote))
+        except BaseException:
+            self._stop_all()
+            raise
+        return self
+
+    def _stop_all(self):
+        outs = []
+        for r in self._recorders:
+            try:
+                outs.append(r.stop())
+            except PerfMonitorError as e:
+                print(f'# {e}')
+        self._recorders = []
+        return outs
+
+    def __exit__(self, ex_type, ex_value, ex_tb):
+        outs = self._stop_all()
+        for out in outs:
+            self._take(out)
+        self.flush()
+
+    def _policy(self, name, text):
+        old = self._policies.get(name)
+        if old is not None and old != text:
+            raise ValueError(f'policy of {name} conflicts: {text} after '
+                             f'{old}')
+        self._policies[name] = text
+
+    def _take(self, out):
+        """record's lines: policies, observations, diagnostics"""
+        for line in out.splitlines():
+            if line.startswith(POLICY):
+                text = line[len(POLICY):]
+                self._policy(json.loads(text)['name'], text)
+            elif line.startswith(OBS):
+                self._obs.append((json.loads(line[len(OBS):])['time'],
+                                  len(self._obs), line))
+            elif line.startswith('# '):
+                print(line)
+
+    def metric(self, name, value, policy=None, shape='scalar', host='local',
+               time_s=None, **labels):
+        """a test's own observation, e.g. a throughput, with the policy of
+        its name (once is enough; the same again is allowed)"""
+        if policy is not None:
+            self._policy(name, _dumps(dict(policy, name=name)))
+        t = self.now() if time_s is None else round(time_s, 6)
+        line = OBS + _dumps(dict(labels, name=name, shape=shape, time=t,
+                                 value=value, host=host))
+        self._obs.append((t, len(self._obs), line))
+
+    def flush(self):
+        """print what was collected: policies, then observations by time"""
+        for text in self._policies.values():
+            print(POLICY + text)
+        for _, _, line in sorted(self._obs):
+            print(line)
+        self._policies, self._obs = {}, []

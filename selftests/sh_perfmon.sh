@@ -1,0 +1,55 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# A bash selftest with the shell helper (selftests/lib/ksft_perfmon.sh)
+# around its traffic: iperf3 from a netns (the remote endpoint) to this
+# one over veth, each second's throughput recorded by the test, both
+# endpoints sampled by ksft_perfmon. Prints KTAP; needs the module loaded
+# and root.
+
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=selftests/lib/ksft_perfmon.sh
+source "$top/selftests/lib/ksft_perfmon.sh"
+R=kpm-sh-remote
+POLICY='{"name":"throughput","regression":{"better":"higher","compare":"p50","relative_tolerance":0.05},"summarize":"distribution"}'
+
+cleanup() {
+	ip netns del $R 2>/dev/null
+	[ -n "${srv:-}" ] && kill "$srv" 2>/dev/null
+}
+trap cleanup EXIT
+
+echo "TAP version 13"
+echo "1..1"
+PERFMON_START_NS=$("$KSFT_PERFMON_NL" clock)
+ip netns add $R &&
+ip link add kpm-sa type veth peer name kpm-sb netns $R &&
+ip addr add 192.0.2.1/24 dev kpm-sa && ip link set kpm-sa up &&
+ip -n $R addr add 192.0.2.2/24 dev kpm-sb && ip -n $R link set kpm-sb up ||
+	{ echo "not ok 1 perfmon_sh # setup failed"; exit 1; }
+iperf3 -s -1 -B 192.0.2.1 > /dev/null 2>&1 &
+srv=$!
+sleep 0.5
+
+ok=1
+perfmon_start -i 250 -l kpm-sa -r "ip netns exec $R sh -c" -R kpm-sb || ok=0
+# each interval's line as it comes, in Gbit/s
+ip netns exec $R iperf3 -c 192.0.2.1 -t 4 -i 1 -f m --forceflush |
+while read -r line; do
+	case "$line" in
+	*sender*|*receiver*) ;;
+	*Mbits/sec*)
+		gbps=$(echo "$line" | awk '{ for (i = 2; i <= NF; i++)
+			if ($i == "Mbits/sec") print $(i - 1) / 1000 }')
+		perfmon_metric throughput "$gbps" "$POLICY"
+		POLICY= ;;
+	esac
+done
+sleep 0.3
+perfmon_stop || ok=0
+if [ $ok = 1 ]; then
+	echo "ok 1 perfmon_sh"
+else
+	echo "not ok 1 perfmon_sh"
+fi
