@@ -301,6 +301,16 @@ static double parse_positive(const char *opt, const char *s)
 	return v;
 }
 
+/* a label or name that JSON takes: non-empty UTF-8 of a sane length */
+static const char *parse_label(const char *what, const char *s)
+{
+	char esc[256];
+
+	if (!*s || !py_json_escape(s, esc, sizeof(esc)))
+		die("%s: '%s' is not a non-empty UTF-8 label", what, s);
+	return s;
+}
+
 static uint32_t ifname_to_index(const char *name)
 {
 	unsigned int i = if_nametoindex(name);
@@ -355,8 +365,8 @@ static void unspool(FILE *f, struct record *r, const struct session *s)
  */
 static void tell_ready(void)
 {
+	struct sigaction ign = { .sa_handler = SIG_IGN }, old;
 	const char *env = getenv("KSFT_READY_FD");
-	void (*old)(int);
 	char *end;
 	long fd;
 
@@ -366,9 +376,9 @@ static void tell_ready(void)
 	if (!*env || *end || fd < 0 || fd > INT_MAX)
 		die("KSFT_READY_FD: '%s' is not a file descriptor", env);
 	/* a reader that went away is no reason to stop recording */
-	old = signal(SIGPIPE, SIG_IGN);
+	sigaction(SIGPIPE, &ign, &old);
 	dprintf(fd, "ready %d\n", (int)getpid());
-	signal(SIGPIPE, old);
+	sigaction(SIGPIPE, &old, NULL);
 	if (fd > STDERR_FILENO)
 		close(fd);
 }
@@ -423,7 +433,6 @@ static int do_record(int argc, char **argv)
 	struct session s;
 	struct kpm_nl nl;
 	struct drain d;
-	char esc[256];
 	pid_t child = 0;
 	int m;
 
@@ -446,10 +455,7 @@ static int do_record(int argc, char **argv)
 			ring = parse_u64("--ring", optarg, UINT32_MAX);
 			break;
 		case 'H':
-			if (!*optarg || !py_json_escape(optarg, esc, sizeof(esc)))
-				die("--host: '%s' is not a non-empty UTF-8 label",
-				    optarg);
-			host = optarg;
+			host = parse_label("--host", optarg);
 			break;
 		case 't':
 			time_base = parse_u64("--time-base", optarg,
@@ -763,22 +769,86 @@ static int do_dump(int argc, char **argv)
 /* ---- clock ------------------------------------------------------------ */
 
 static const char clock_usage[] =
-"usage: " PROG " clock\n"
+"usage: " PROG " clock [-- COMMAND [ARGS...]]\n"
 "\n"
-"Print CLOCK_MONOTONIC in ns: what --time-base takes, on this host.\n";
+"Print CLOCK_MONOTONIC in ns: what --time-base takes, on this host.\n"
+"\n"
+"With COMMAND, one that prints another host's clock (\"ssh HOST\n"
+PROG " clock\"), print how many ns that clock is ahead of ours\n"
+"instead. COMMAND runs three times; each answer is compared with our\n"
+"clock when it arrives, and the largest difference wins: starting a\n"
+"command takes far longer than its answer takes to come back.\n";
+
+/* COMMAND's clock minus ours when its answer arrived */
+static int64_t clock_offset(char **argv)
+{
+	char buf[64] = "";
+	long long remote;
+	size_t len = 0;
+	int fd[2], st;
+	uint64_t now;
+	ssize_t n;
+	char *end;
+	pid_t pid;
+
+	if (pipe(fd))
+		die("pipe: %s", strerror(errno));
+	pid = fork();
+	if (pid < 0)
+		die("fork: %s", strerror(errno));
+	if (!pid) {
+		dup2(fd[1], STDOUT_FILENO);
+		close(fd[0]);
+		close(fd[1]);
+		execvp(argv[0], argv);
+		fprintf(stderr, PROG ": cannot run %s: %s\n", argv[0],
+			strerror(errno));
+		_exit(127);
+	}
+	close(fd[1]);
+	while ((n = read(fd[0], buf + len, sizeof(buf) - 1 - len)) > 0)
+		len += n;
+	now = now_ns();
+	close(fd[0]);
+	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
+		die("clock: %s failed", argv[0]);
+	if (WEXITSTATUS(st) == 127)	/* the child said why */
+		exit(EXIT_ERROR);
+	if (WEXITSTATUS(st))
+		die("clock: %s exited %d", argv[0], WEXITSTATUS(st));
+	buf[len] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	errno = 0;
+	remote = strtoll(buf, &end, 10);
+	if (errno || end == buf || *end || remote < 0)
+		die("clock: %s printed '%s', not a clock", argv[0], buf);
+	return remote - (int64_t)now;
+}
 
 static int do_clock(int argc, char **argv)
 {
+	int64_t best = 0, off;
+	int i;
+
 	if (argc == 2 && (!strcmp(argv[1], "-h") ||
 			  !strcmp(argv[1], "--help"))) {
 		fputs(clock_usage, stdout);
 		return 0;
 	}
-	if (argc > 1) {
-		fprintf(stderr, PROG " clock: takes no arguments\n");
+	if (argc == 1) {
+		printf("%llu\n", (unsigned long long)now_ns());
+		return 0;
+	}
+	if (strcmp(argv[1], "--") || argc < 3) {
+		fputs("usage: " PROG " clock [-- COMMAND [ARGS...]]\n", stderr);
 		return EXIT_USAGE;
 	}
-	printf("%llu\n", (unsigned long long)now_ns());
+	for (i = 0; i < 3; i++) {
+		off = clock_offset(argv + 2);
+		if (!i || off > best)
+			best = off;
+	}
+	printf("%lld\n", (long long)best);
 	return 0;
 }
 
@@ -809,7 +879,6 @@ static int do_metric(int argc, char **argv)
 	bool have_base = false, integer;
 	uint64_t time_base = 0;
 	long long ll = 0;
-	char esc[256];
 	double v = 0;
 	struct jw w;
 	char *end;
@@ -823,10 +892,7 @@ static int do_metric(int argc, char **argv)
 			have_base = true;
 			break;
 		case 'H':
-			if (!*optarg || !py_json_escape(optarg, esc, sizeof(esc)))
-				die("--host: '%s' is not a non-empty UTF-8 label",
-				    optarg);
-			host = optarg;
+			host = parse_label("--host", optarg);
 			break;
 		case 'h':
 			fputs(metric_usage, stdout);
@@ -842,8 +908,7 @@ static int do_metric(int argc, char **argv)
 	}
 	name = argv[optind];
 	value = argv[optind + 1];
-	if (!*name || !py_json_escape(name, esc, sizeof(esc)))
-		die("metric: '%s' is not a non-empty UTF-8 name", name);
+	parse_label("NAME", name);
 	for (p = value + (*value == '-'); *p >= '0' && *p <= '9'; p++)
 		;
 	integer = !*p && p > value + (*value == '-');

@@ -17,9 +17,9 @@
 #	as a shell command line there ("ip netns exec NS sh -c", "ssh HOST"),
 #	sampling IFNAME every MS ms (default 1000). Returns once both
 #	sample. Times are seconds since PERFMON_START_NS (CLOCK_MONOTONIC ns;
-#	default: now), the remote's clock lined up to within the time an
-#	answer takes to come back. The tool must be at the same path on the
-#	remote.
+#	default: now), the remote's clock lined up by "ksft-perfmon-nl clock
+#	-- REMOTE_PREFIX ..." to within the time an answer takes to come
+#	back. The tool must be at the same path on the remote.
 # perfmon_metric NAME VALUE [POLICY_JSON]
 #	A test's own observation now, host "local"; POLICY_JSON (as
 #	json.dumps(..., separators=(",", ":"), sort_keys=True) writes it)
@@ -54,7 +54,7 @@ _perfmon_ready() {	# READY ERRORS RECORD_PID
 }
 
 perfmon_start() {
-	local interval=1000 ifname= rifname= opt t1 r base rbase rpid tool
+	local interval=1000 ifname= rifname= opt off base rbase rpid tool
 	local OPTIND=1
 	_perfmon_remote=
 	while getopts "i:l:r:R:" opt; do
@@ -84,13 +84,11 @@ perfmon_start() {
 		{ perfmon_stop >/dev/null; return 1; }
 	[ -n "$_perfmon_remote" ] || return 0
 
-	# the remote reads its clock just before its answer comes back:
-	# starting a command takes far longer than its exit
+	# how far the remote's clock is ahead, as the tool measures it
 	tool=$(printf '%q' "$KSFT_PERFMON_NL")
-	r=$($_perfmon_remote "$tool clock") ||
+	off=$("$KSFT_PERFMON_NL" clock -- $_perfmon_remote "$tool clock") ||
 		{ perfmon_stop >/dev/null; return 1; }
-	t1=$("$KSFT_PERFMON_NL" clock)
-	rbase=$((base + r - t1))
+	rbase=$((base + off))
 	$_perfmon_remote "KSFT_READY_FD=2 exec $tool record \
 		--interval $(printf '%q' "$interval") --host remote \
 		--time-base $rbase --duration 604800 \
