@@ -48,6 +48,10 @@ while read -r line; do
 done
 sleep 0.3
 perfmon_stop || ok=0
+# on the monitor's clock, for the check that every time is inside
+now=$("$KSFT_PERFMON_NL" clock)
+printf '# elapsed: %d.%09d s\n' $(((now - PERFMON_START_NS) / 1000000000)) \
+	$(((now - PERFMON_START_NS) % 1000000000))
 if [ $ok = 1 ]; then
 	echo "ok 1 perfmon_sh"
 else
