@@ -5,6 +5,9 @@
  *   f VALUE        py_float_repr()
  *   r VALUE N      py_round() then py_float_repr()
  *   s HEX          py_json_escape() of the bytes HEX encodes
+ *   j INDENT TOKEN...  a document written with the jw_*() calls the tokens
+ *                  name ({ } [ ] k:KEY i:INT d:DOUBLE n t f), indented
+ *                  by INDENT (0: compact), then a line "."
  */
 
 #include <stdio.h>
@@ -12,6 +15,47 @@
 #include <string.h>
 
 #include "json.h"
+
+static void write_doc(char *tokens)
+{
+	char *tok, *save;
+	struct jw w;
+
+	jw_init(&w, stdout);
+	jw_set_indent(&w, (int)strtol(strtok_r(tokens, " ", &save), NULL, 10));
+	while ((tok = strtok_r(NULL, " ", &save))) {
+		switch (tok[0]) {
+		case '{':
+			jw_obj_start(&w);
+			break;
+		case '}':
+			jw_obj_end(&w);
+			break;
+		case '[':
+			jw_arr_start(&w);
+			break;
+		case ']':
+			jw_arr_end(&w);
+			break;
+		case 'k':
+			jw_key(&w, tok + 2);
+			break;
+		case 'i':
+			jw_int(&w, strtoll(tok + 2, NULL, 10));
+			break;
+		case 'd':
+			jw_double(&w, strtod(tok + 2, NULL));
+			break;
+		case 'n':
+			jw_null(&w);
+			break;
+		default:
+			jw_bool(&w, tok[0] == 't');
+			break;
+		}
+	}
+	puts(w.error ? "\nERROR\n." : "\n.");
+}
 
 int main(void)
 {
@@ -33,6 +77,8 @@ int main(void)
 				str[i] = byte;
 			str[i] = '\0';
 			puts(py_json_escape(str, out, sizeof(out)) ? out : "ERROR");
+		} else if (line[0] == 'j') {
+			write_doc(line + 2);
 		}
 	}
 	return 0;

@@ -81,6 +81,54 @@ got = run(['f nan', 'f inf', 'f -inf'])
 results.append(('nan_and_infinity_refused', got == ['ERROR'] * 3,
                 f'got {got}'))
 
+
+
+def random_doc(depth=0):
+    """a random JSON value; keys are plain, as jw_key() takes them"""
+    kind = rng.randint(0, 9 if depth < 4 else 5)
+    if kind <= 1:
+        return rng.randint(-10 ** 12, 10 ** 12)
+    if kind == 2:
+        return rng.uniform(-1e3, 1e3)
+    if kind == 3:
+        return None
+    if kind <= 5:
+        return rng.random() < 0.5
+    if kind <= 7:
+        return [random_doc(depth + 1) for _ in range(rng.randint(0, 4))]
+    return {f'k{rng.randint(0, 99)}-x': random_doc(depth + 1)
+            for _ in range(rng.randint(0, 4))}
+
+
+def tokens(v):
+    if isinstance(v, dict):
+        return ['{'] + [t for k in sorted(v) for t in ['k:' + k] + tokens(v[k])] + ['}']
+    if isinstance(v, list):
+        return ['['] + [t for x in v for t in tokens(x)] + [']']
+    if v is None:
+        return ['n']
+    if isinstance(v, bool):
+        return ['t' if v else 'f']
+    if isinstance(v, int):
+        return [f'i:{v}']
+    return [f'd:{v!r}']
+
+
+docs = [random_doc() for _ in range(2000)] + [[], {}, {'a': []}, [[{}]]]
+bad = []
+for indent in (0, 4, 2):
+    out = subprocess.run([driver], input=''.join(
+        f'j {indent} {" ".join(tokens(d))}\n' for d in docs),
+        capture_output=True, text=True, check=True).stdout
+    got = out.split('\n.\n')[:len(docs)]
+    for d, g in zip(docs, got):
+        want = (json.dumps(d, indent=indent, sort_keys=True) if indent else
+                json.dumps(d, separators=(',', ':'), sort_keys=True))
+        if want != g:
+            bad.append((indent, want, g))
+results.append(('documents_match_python_compact_and_indented', not bad,
+                f'{len(docs)} documents at indent 0, 4, 2, mismatches {bad[:2]}'))
+
 print('TAP version 13')
 print(f'1..{len(results)}')
 for i, (name, ok, info) in enumerate(results, 1):

@@ -240,15 +240,47 @@ void jw_init(struct jw *w, FILE *f)
 	w->f = f;
 }
 
-/* The separator before a value: none after a key, else "," after the first. */
+void jw_set_indent(struct jw *w, int indent)
+{
+	w->indent = indent;
+}
+
+/* With an indent, a line break and the indent of @depth levels. */
+static void jw_newline(struct jw *w, int depth)
+{
+	if (w->indent && depth >= 0)
+		fprintf(w->f, "\n%*s", w->indent * depth, "");
+}
+
+/*
+ * The separator before a member: "," after the first, then, indented,
+ * a line of its own (at depth 0, a top-level value, none).
+ */
+static void jw_member_prefix(struct jw *w)
+{
+	if (w->items[w->depth]++)
+		fputc(',', w->f);
+	if (w->depth)
+		jw_newline(w, w->depth);
+}
+
+/* The separator before a value: none after a key. */
 static void jw_value_prefix(struct jw *w)
 {
 	if (w->after_key) {
 		w->after_key = false;
 		return;
 	}
-	if (w->items[w->depth]++)
-		fputc(',', w->f);
+	jw_member_prefix(w);
+}
+
+/* Empty containers stay "{}" and "[]", as json.dumps writes them. */
+static void jw_close(struct jw *w, char c)
+{
+	if (w->items[w->depth])
+		jw_newline(w, w->depth - 1);
+	fputc(c, w->f);
+	w->depth--;
 }
 
 static void jw_open(struct jw *w, char c)
@@ -276,14 +308,12 @@ void jw_arr_start(struct jw *w)
 
 void jw_obj_end(struct jw *w)
 {
-	fputc('}', w->f);
-	w->depth--;
+	jw_close(w, '}');
 }
 
 void jw_arr_end(struct jw *w)
 {
-	fputc(']', w->f);
-	w->depth--;
+	jw_close(w, ']');
 }
 
 void jw_key(struct jw *w, const char *key)
@@ -296,11 +326,10 @@ void jw_key(struct jw *w, const char *key)
 		w->error = true;
 	*prev = key;
 
-	if (w->items[w->depth]++)
-		fputc(',', w->f);
+	jw_member_prefix(w);
 	if (!py_json_escape(key, esc, sizeof(esc)))
 		w->error = true;
-	fprintf(w->f, "\"%s\":", esc);
+	fprintf(w->f, w->indent ? "\"%s\": " : "\"%s\":", esc);
 	w->after_key = true;
 }
 

@@ -19,9 +19,12 @@ struct jw {
 	const char *prev_key[JW_MAX_DEPTH];	/* to check sort order */
 	bool after_key;
 	bool error;		/* NaN, infinity, bad UTF-8 or misuse */
+	int indent;		/* 0: compact; else as json.dumps(indent=N) */
 };
 
 void jw_init(struct jw *w, FILE *f);
+/* json.dumps(obj, indent=@indent, sort_keys=True) from here on */
+void jw_set_indent(struct jw *w, int indent);
 void jw_obj_start(struct jw *w);
 void jw_obj_end(struct jw *w);
 void jw_arr_start(struct jw *w);

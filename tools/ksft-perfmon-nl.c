@@ -570,14 +570,92 @@ static int do_record(int argc, char **argv)
 
 /* ---- show and dump ---------------------------------------------------- */
 
+/*
+ * -j and -p of show and dump, as iproute2 has them: the whole output one
+ * JSON array; -p indents it as json.dumps(indent=4) does, and implies -j.
+ * They may also come before the command ("ksft-perfmon-nl -j show").
+ */
+static int json_indent = -1;	/* -1: lines; 0: -j; 4: -p */
+
+static const char json_opts_help[] =
+"  -j, --json            one JSON array instead of lines\n"
+"  -p, --pretty          the JSON indented; implies --json\n";
+
+/* 0 when @opt is -j or -p (noted), -1 otherwise */
+static int json_opt(int opt)
+{
+	if (opt == 'j' && json_indent < 0)
+		json_indent = 0;
+	else if (opt == 'p')
+		json_indent = 4;
+	else if (opt != 'j')
+		return -1;
+	return 0;
+}
+
+/* The output of show and dump with -j: a JSON array, or NULL for lines. */
+static struct jw *json_out_start(struct jw *w)
+{
+	if (json_indent < 0)
+		return NULL;
+	jw_init(w, stdout);
+	jw_set_indent(w, json_indent);
+	jw_arr_start(w);
+	return w;
+}
+
+static void json_out_end(struct jw *w)
+{
+	if (!w)
+		return;
+	jw_arr_end(w);
+	putchar('\n');
+	if (w->error)
+		die("internal error: JSON output");
+}
+
+static void show_json(struct jw *w, const struct session *s)
+{
+	unsigned int i;
+
+	/* sort_keys order; the spec's attribute names */
+	jw_obj_start(w);
+	jw_key(w, "cost");
+	jw_uint(w, s->cost);
+	jw_key(w, "cpus");
+	jw_uint(w, s->cpus);
+	jw_key(w, "id");
+	jw_uint(w, s->id);
+	jw_key(w, "ifindex");
+	jw_arr_start(w);
+	for (i = 0; i < s->ndevs; i++)
+		jw_uint(w, s->ifindex[i]);
+	jw_arr_end(w);
+	jw_key(w, "interval");
+	jw_uint(w, s->interval);
+	jw_key(w, "lost");
+	jw_uint(w, s->lost);
+	jw_key(w, "ring-size");
+	jw_uint(w, s->ring_size);
+	jw_key(w, "sample-size");
+	jw_uint(w, s->sample_size);
+	jw_key(w, "samples");
+	jw_uint(w, s->samples);
+	jw_obj_end(w);
+}
+
 static int show_cb(struct nl_msg *msg, void *arg)
 {
+	struct jw *w = arg;
 	struct session s;
 	unsigned int i;
 
-	(void)arg;
 	if (session_parse(msg, &s))
 		die("malformed session message from the kernel");
+	if (w) {
+		show_json(w, &s);
+		return NL_OK;
+	}
 	printf("session %u interval %llu ns ring %u cpus %u sample-size %u samples %llu lost %llu cost %llu ns ifindex",
 	       s.id, (unsigned long long)s.interval, s.ring_size, s.cpus,
 	       s.sample_size, (unsigned long long)s.samples,
@@ -592,21 +670,42 @@ static int show_cb(struct nl_msg *msg, void *arg)
 
 static int do_show(int argc, char **argv)
 {
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "pretty", no_argument, NULL, 'p' },
+		{ "help", no_argument, NULL, 'h' },
+		{}
+	};
+	struct jw jw, *w;
 	struct kpm_nl nl;
+	int opt, err;
 
-	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-		printf("usage: " PROG " show\n\nList the sessions this socket may see: its own, or all with CAP_NET_ADMIN.\n");
-		return 0;
+	while ((opt = getopt_long(argc, argv, "jph", opts, NULL)) != -1) {
+		if (!json_opt(opt))
+			continue;
+		if (opt == 'h') {
+			printf("usage: " PROG " show [-j] [-p]\n\n"
+			       "List the sessions this socket may see: its own, or all with CAP_NET_ADMIN.\n\n%s"
+			       "  -h, --help            this text\n", json_opts_help);
+			return 0;
+		}
+		fprintf(stderr, "usage: " PROG " show [-j] [-p]\n");
+		return EXIT_USAGE;
 	}
-	if (argc > 1) {
-		fprintf(stderr, "usage: " PROG " show\n");
+	if (optind < argc) {
+		fprintf(stderr, "usage: " PROG " show [-j] [-p]\n");
 		return EXIT_USAGE;
 	}
 	kpm_nl_open(&nl);
-	return talk(&nl, "session-get",
-		    msg_new(&nl, KSFT_PERFMON_CMD_SESSION_GET, NLM_F_DUMP),
-		    session_attr_names, ARRAY_SIZE(session_attr_names),
-		    show_cb, NULL) ? EXIT_ERROR : 0;
+	w = json_out_start(&jw);
+	err = talk(&nl, "session-get",
+		   msg_new(&nl, KSFT_PERFMON_CMD_SESSION_GET, NLM_F_DUMP),
+		   session_attr_names, ARRAY_SIZE(session_attr_names),
+		   show_cb, w);
+	if (err)
+		return EXIT_ERROR;
+	json_out_end(w);
+	return 0;
 }
 
 /*
@@ -637,81 +736,86 @@ static void dump_sample(struct drain *d, const struct sample *smp)
 {
 	uint32_t c;
 	unsigned int i;
-	struct jw w;
+	struct jw line, *w = d->arg;
 
-	jw_init(&w, stdout);
-	jw_obj_start(&w);
-	jw_key(&w, "cost");
-	jw_uint(&w, smp->cost);
-	jw_key(&w, "cpus");
-	jw_arr_start(&w);
+	if (!w) {
+		jw_init(&line, stdout);
+		w = &line;
+	}
+	jw_obj_start(w);
+	jw_key(w, "cost");
+	jw_uint(w, smp->cost);
+	jw_key(w, "cpus");
+	jw_arr_start(w);
 	for (c = 0; c < d->s->cpus; c++) {
 		const struct cpu_stats *cs = &smp->cpu[c];
 
 		if (!cs->present) {
-			jw_null(&w);
+			jw_null(w);
 			continue;
 		}
-		jw_obj_start(&w);
+		jw_obj_start(w);
 		/* sort_keys order */
-		jw_key(&w, "guest");
-		jw_uint(&w, cs->t[T_GUEST]);
-		jw_key(&w, "guest_nice");
-		jw_uint(&w, cs->t[T_GUEST_NICE]);
-		jw_key(&w, "idle");
-		jw_uint(&w, cs->t[T_IDLE]);
-		jw_key(&w, "iowait");
-		jw_uint(&w, cs->t[T_IOWAIT]);
-		jw_key(&w, "irq");
-		jw_uint(&w, cs->t[T_IRQ]);
-		jw_key(&w, "nice");
-		jw_uint(&w, cs->t[T_NICE]);
-		jw_key(&w, "online");
-		jw_bool(&w, cs->online);
-		jw_key(&w, "softirq");
-		jw_uint(&w, cs->t[T_SOFTIRQ]);
-		jw_key(&w, "steal");
-		jw_uint(&w, cs->t[T_STEAL]);
-		jw_key(&w, "system");
-		jw_uint(&w, cs->t[T_SYSTEM]);
-		jw_key(&w, "user");
-		jw_uint(&w, cs->t[T_USER]);
-		jw_obj_end(&w);
+		jw_key(w, "guest");
+		jw_uint(w, cs->t[T_GUEST]);
+		jw_key(w, "guest_nice");
+		jw_uint(w, cs->t[T_GUEST_NICE]);
+		jw_key(w, "idle");
+		jw_uint(w, cs->t[T_IDLE]);
+		jw_key(w, "iowait");
+		jw_uint(w, cs->t[T_IOWAIT]);
+		jw_key(w, "irq");
+		jw_uint(w, cs->t[T_IRQ]);
+		jw_key(w, "nice");
+		jw_uint(w, cs->t[T_NICE]);
+		jw_key(w, "online");
+		jw_bool(w, cs->online);
+		jw_key(w, "softirq");
+		jw_uint(w, cs->t[T_SOFTIRQ]);
+		jw_key(w, "steal");
+		jw_uint(w, cs->t[T_STEAL]);
+		jw_key(w, "system");
+		jw_uint(w, cs->t[T_SYSTEM]);
+		jw_key(w, "user");
+		jw_uint(w, cs->t[T_USER]);
+		jw_obj_end(w);
 	}
-	jw_arr_end(&w);
-	jw_key(&w, "devs");
-	jw_arr_start(&w);
+	jw_arr_end(w);
+	jw_key(w, "devs");
+	jw_arr_start(w);
 	for (i = 0; i < smp->ndevs; i++) {
 		const struct dev_stats *ds = &smp->dev[i];
 		int n;
 
-		jw_obj_start(&w);
+		jw_obj_start(w);
 		for (n = 0; n < DEV_NR_KEYS; n++) {
 			int k = dev_key_order[n];
 
 			if (k == DEV_KEY_GONE) {
-				jw_key(&w, "gone");
-				jw_bool(&w, ds->gone);
+				jw_key(w, "gone");
+				jw_bool(w, ds->gone);
 			} else if (k == DEV_KEY_IFINDEX) {
-				jw_key(&w, "ifindex");
-				jw_uint(&w, ds->ifindex);
+				jw_key(w, "ifindex");
+				jw_uint(w, ds->ifindex);
 			} else if (!ds->gone) {
-				jw_key(&w, kpm_dev_stat_names[k]);
-				jw_uint(&w, ds->v[k]);
+				jw_key(w, kpm_dev_stat_names[k]);
+				jw_uint(w, ds->v[k]);
 			}
 		}
-		jw_obj_end(&w);
+		jw_obj_end(w);
 	}
-	jw_arr_end(&w);
-	jw_key(&w, "seq");
-	jw_uint(&w, smp->seq);
-	jw_key(&w, "session");
-	jw_uint(&w, d->s->id);
-	jw_key(&w, "time");
-	jw_uint(&w, smp->time);
-	jw_obj_end(&w);
+	jw_arr_end(w);
+	jw_key(w, "seq");
+	jw_uint(w, smp->seq);
+	jw_key(w, "session");
+	jw_uint(w, d->s->id);
+	jw_key(w, "time");
+	jw_uint(w, smp->time);
+	jw_obj_end(w);
+	if (w != &line)
+		return;
 	putchar('\n');
-	if (w.error)
+	if (w->error)
 		die("internal error: dump output");
 }
 
@@ -720,20 +824,25 @@ static int do_dump(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "id", required_argument, NULL, 'n' },
 		{ "cursor", required_argument, NULL, 'c' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "pretty", no_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
 	static const char usage[] =
-		"usage: " PROG " dump --id N [--cursor SEQ]\n\n"
+		"usage: " PROG " dump --id N [--cursor SEQ] [-j] [-p]\n\n"
 		"Print the samples of session N that are in its ring, from\n"
-		"sequence number SEQ on, one JSON object a line (times in ns).\n";
+		"sequence number SEQ on, one JSON object a line (times in ns).\n\n";
 	uint64_t id = 0, cursor = 0;
+	struct jw jw, *w;
 	struct kpm_nl nl;
 	struct session s;
 	struct drain d;
 	int opt;
 
-	while ((opt = getopt_long(argc, argv, "n:c:h", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "n:c:jph", opts, NULL)) != -1) {
+		if (!json_opt(opt))
+			continue;
 		switch (opt) {
 		case 'n':
 			id = parse_u64("--id", optarg, UINT32_MAX);
@@ -742,7 +851,9 @@ static int do_dump(int argc, char **argv)
 			cursor = parse_u64("--cursor", optarg, UINT64_MAX);
 			break;
 		case 'h':
-			fputs(usage, stdout);
+			printf("%s  -n, --id N            the session\n"
+			       "  -c, --cursor SEQ      the first sequence number (default 0)\n"
+			       "%s  -h, --help            this text\n", usage, json_opts_help);
 			return 0;
 		default:
 			fputs(usage, stderr);
@@ -760,10 +871,14 @@ static int do_dump(int argc, char **argv)
 	kpm_nl_open(&nl);
 	if (session_get(&nl, id, &s))
 		return EXIT_ERROR;
-	if (drain_init(&d, &s, dump_sample, NULL))
+	w = json_out_start(&jw);
+	if (drain_init(&d, &s, dump_sample, w))
 		die("out of memory");
 	d.cursor = cursor;
-	return drain(&nl, &d) ? EXIT_ERROR : 0;
+	if (drain(&nl, &d))
+		return EXIT_ERROR;
+	json_out_end(w);
+	return 0;
 }
 
 /* ---- clock ------------------------------------------------------------ */
@@ -777,7 +892,9 @@ static const char clock_usage[] =
 PROG " clock\"), print how many ns that clock is ahead of ours\n"
 "instead. COMMAND runs three times; each answer is compared with our\n"
 "clock when it arrives, and the largest difference wins: starting a\n"
-"command takes far longer than its answer takes to come back.\n";
+"command takes far longer than its answer takes to come back.\n"
+"\n"
+"  -h, --help            this text\n";
 
 /* COMMAND's clock minus ours when its answer arrived */
 static int64_t clock_offset(char **argv)
@@ -961,7 +1078,7 @@ static void usage(FILE *f)
 {
 	size_t i;
 
-	fprintf(f, "usage: " PROG " COMMAND [OPTIONS]\n\ncommands:\n");
+	fprintf(f, "usage: " PROG " [-j] [-p] COMMAND [OPTIONS]\n\ncommands:\n");
 	for (i = 0; i < ARRAY_SIZE(cmds); i++)
 		fprintf(f, "  %-8s %s\n", cmds[i].name, cmds[i].help);
 	fprintf(f, "\n'" PROG " COMMAND --help' describes the options of COMMAND.\n");
@@ -978,6 +1095,17 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
 		usage(stdout);
 		return 0;
+	}
+	/* iproute2's place for them: "ksft-perfmon-nl -j -p show" */
+	while (argc > 2 && (!strcmp(argv[1], "-j") || !strcmp(argv[1], "--json") ||
+			    !strcmp(argv[1], "-p") || !strcmp(argv[1], "--pretty"))) {
+		json_opt(argv[1][1] == '-' ? argv[1][2] : argv[1][1]);
+		argc--;
+		argv++;
+	}
+	if (json_indent >= 0 && strcmp(argv[1], "show") && strcmp(argv[1], "dump")) {
+		fprintf(stderr, PROG ": -j and -p are for show and dump\n");
+		return EXIT_USAGE;
 	}
 	for (i = 0; i < ARRAY_SIZE(cmds); i++)
 		if (!strcmp(argv[1], cmds[i].name))
