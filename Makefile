@@ -4,6 +4,9 @@
 # make test    the whole suite, in QEMU
 # make         build the module against $(KDIR) and the tools
 # make check   checkpatch --strict, sparse, generated files match the spec
+# make docs    HTML and man pages into build/docs (Sphinx; warnings fail)
+# make install the tools, man pages, YNL spec, bash completion
+#              (PREFIX=/usr/local, DESTDIR)
 #
 # KERNELS=...   for make test: a subset of the matrix (scripts/kernel.sh list)
 
@@ -20,7 +23,10 @@ SELFTESTS = selftests/ksft_perfmon_nl_test selftests/json_repr_test \
 	    selftests/rmmod_race selftests/samples_test selftests/nl_fuzz
 
 .PHONY: all module tools selftests deps run test check check-generated \
-	checkpatch sparse regen clean fuzz
+	checkpatch sparse regen clean fuzz docs install
+
+PREFIX ?= /usr/local
+DESTDIR ?=
 
 all: module tools
 
@@ -100,6 +106,23 @@ test: deps
 
 regen:
 	scripts/regen.sh
+
+docs:
+	scripts/docs.sh
+
+# as the kernel's tools/net/ynl installs its specs: share/ynl/specs
+install: tools docs
+	install -D -m 0755 tools/ksft-perfmon-nl $(DESTDIR)$(PREFIX)/sbin/ksft-perfmon-nl
+	install -D -m 0755 tools/ksft-perfmon-report \
+		$(DESTDIR)$(PREFIX)/bin/ksft-perfmon-report
+	install -D -m 0644 build/docs/man/ksft-perfmon-nl.8 \
+		$(DESTDIR)$(PREFIX)/share/man/man8/ksft-perfmon-nl.8
+	install -D -m 0644 build/docs/man/ksft-perfmon-report.1 \
+		$(DESTDIR)$(PREFIX)/share/man/man1/ksft-perfmon-report.1
+	install -D -m 0644 Documentation/netlink/specs/ksft_perfmon.yaml \
+		$(DESTDIR)$(PREFIX)/share/ynl/specs/ksft_perfmon.yaml
+	install -D -m 0644 tools/bash-completion/ksft-perfmon-nl \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/ksft-perfmon-nl
 
 check: check-generated checkpatch sparse
 

@@ -24,7 +24,15 @@ static const char * const kpm_cpu_time_names[KPM_CPU_NR_TIMES] = {
 	[KPM_CPU_GUEST_NICE] = "guest_nice",
 };
 
-/* Context: process, takes kpm_mutex, then each session's lock. */
+/**
+ * kpm_sessions_show() - print the sessions file, one session a line
+ * @m: the seq_file of the open file
+ * @v: unused (single_open())
+ *
+ * Context: process. Takes kpm_mutex, then each session's lock with
+ * spin_lock_bh(), against the sampler.
+ * Return: 0.
+ */
 static int kpm_sessions_show(struct seq_file *m, void *v)
 {
 	struct kpm_session *s;
@@ -95,7 +103,15 @@ static void kpm_latest_show_one(struct seq_file *m, struct kpm_session *s)
 	}
 }
 
-/* Context: process, takes kpm_mutex, then each session's lock. */
+/**
+ * kpm_latest_show() - print the newest sample of each session
+ * @m: the seq_file of the open file
+ * @v: unused (single_open())
+ *
+ * Context: process. Takes kpm_mutex, then each session's lock with
+ * spin_lock_bh(), against the sampler.
+ * Return: 0.
+ */
 static int kpm_latest_show(struct seq_file *m, void *v)
 {
 	struct kpm_session *s;

@@ -58,6 +58,13 @@ static int __init kpm_start_param_session(void)
 	return 0;
 }
 
+/**
+ * kpm_init() - register the family and debugfs; start the load-time session
+ *
+ * Context: process (module load). The netdev notifier is registered
+ * before the family, so no session can exist without it.
+ * Return: 0 or a negative errno, with nothing left registered.
+ */
 static int __init kpm_init(void)
 {
 	int err;
@@ -84,6 +91,13 @@ err_session_exit:
 	return err;
 }
 
+/**
+ * kpm_exit() - unregister everything and destroy the sessions left
+ *
+ * Context: process (module unload). The family is unregistered first, so
+ * no request or dump runs any more; netlink holds a module reference
+ * while a dump is pending, so there is none.
+ */
 static void __exit kpm_exit(void)
 {
 	kpm_debugfs_exit();

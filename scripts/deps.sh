@@ -4,8 +4,8 @@
 # Install what building and testing need, from Debian's archive: the 6.12
 # kernels (generic and PREEMPT_RT: image, headers; the source), what
 # building the 7.3 debug kernel takes, QEMU, busybox, libnl, jansson,
-# iperf3, sparse, the Python modules of the kernel's YNL generator, and
-# clang's libFuzzer. Installs only what is missing, so a second run costs
+# iperf3, sparse, the Python modules of the kernel's YNL generator,
+# clang's libFuzzer, Sphinx and man for the docs, DKMS, and tmux. Installs only what is missing, so a second run costs
 # a few dpkg queries. (The 7.3 source comes from trixie-backports:
 # scripts/debug-kernel.sh fetches it.)
 
@@ -17,7 +17,8 @@ pkgs=(linux-image-6.12-amd64 linux-headers-6.12-amd64 linux-source-6.12
       qemu-system-x86 busybox-static libnl-genl-3-dev libnl-3-dev
       libjansson-dev
       pkg-config iperf3 python3 python3-yaml python3-jsonschema
-      iproute2 kmod cpio xz-utils gcc make clang libclang-rt-14-dev)
+      iproute2 kmod cpio xz-utils gcc make clang libclang-rt-14-dev
+      python3-sphinx man-db dkms tmux)
 
 missing=()
 for p in "${pkgs[@]}"; do

@@ -67,18 +67,19 @@ source_dir() {
 	local tarball=/usr/src/linux-source-6.12.tar.xz
 	local ver dir
 	[ -f "$tarball" ] || { echo "kernel.sh: $tarball missing; run scripts/deps.sh" >&2; exit 1; }
+	local parts=('tools/net/ynl/*' 'Documentation/netlink/*'
+		     'Documentation/sphinx/*' 'scripts/kernel-doc'
+		     'scripts/checkpatch.pl' 'scripts/spelling.txt'
+		     'scripts/const_structs.checkpatch'
+		     'tools/testing/selftests/kselftest*')
 	ver=$(dpkg-query -W -f '${Version}' linux-source-6.12)
-	dir="$cache/src-$ver"
+	# keyed by the parts too: a part added here is unpacked, not missed
+	dir="$cache/src-$ver-$(echo "${parts[*]}" | sha256sum | cut -c1-8)"
 	if [ ! -f "$dir/.done" ]; then
 		rm -rf "$dir"
 		mkdir -p "$dir"
 		tar -xJf "$tarball" -C "$dir" --strip-components=1 --wildcards \
-			'linux-source-6.12/tools/net/ynl/*' \
-			'linux-source-6.12/Documentation/netlink/*' \
-			'linux-source-6.12/scripts/checkpatch.pl' \
-			'linux-source-6.12/scripts/spelling.txt' \
-			'linux-source-6.12/scripts/const_structs.checkpatch' \
-			'linux-source-6.12/tools/testing/selftests/kselftest*'
+			"${parts[@]/#/linux-source-6.12/}"
 		touch "$dir/.done"
 	fi
 	echo "$dir"

@@ -79,6 +79,11 @@ fuzz_samples() {
 	return $rc
 }
 step fuzz.samples_libfuzzer_60s fuzz_samples
+# Documentation/ with Sphinx, warnings being errors; make install into a
+# DESTDIR, its man pages and completion checked against --help; DKMS
+step docs.sphinx_html_and_man make -s docs
+run_ktap packaging /usr/bin/python3 selftests/packaging_test.py
+step dkms.build_against_debian_6.12 scripts/dkms-test.sh
 
 # the kernel's driver selftest library that PerfMonitor is tested in:
 # 7.3's, from the source package the debug kernel is built from

@@ -2,7 +2,7 @@
 /*
  * Read the KTAP metric lines of a test run and apply each metric's policy
  * as the netdev CI defines it: transform, then aggregation, then
- * summarize (Documentation/ksft_perfmon.rst, "ksft-perfmon-report").
+ * summarize (Documentation/man/ksft-perfmon-report.rst).
  */
 #ifndef KPM_REPORT_H
 #define KPM_REPORT_H
