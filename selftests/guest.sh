@@ -112,6 +112,13 @@ step tool.dump_is_sorted_json bash -c '
 	kpm_insmod ifindex=1 interval_ms=20 && sleep 0.2 &&
 	tools/ksft-perfmon-nl dump --id 1 | python3 selftests/check_dump.py &&
 	rmmod ksft_perfmon'
+# the kernel's YNL CLI (7.3's, of the same source tree) on our spec alone,
+# and the tool's -j and -p, on a load-time session
+if [ -n "$KPM_KSFT" ]; then
+	step module.insmod_for_ynl kpm_insmod ifindex=1 interval_ms=10
+	run ynl /usr/bin/python3 selftests/ynl_cli_test.py "$KPM_KSFT/../../.."
+	step module.rmmod_after_ynl rmmod ksft_perfmon
+fi
 
 # lockdep turns itself off after its first report, or when it runs out of
 # room: it must have watched the whole run

@@ -1,0 +1,131 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""The family driven by the kernel's YNL CLI from our spec alone, and the
+JSON of ksft-perfmon-nl's -j and -p. Needs the module loaded with a
+load-time session (ifindex=1 interval_ms=10), which this test deletes,
+and root.
+
+usage: ynl_cli_test.py KERNEL_SOURCE   (tools/net/ynl/pyynl/cli.py in it)
+"""
+
+import json
+import os
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from ktap_metrics import Checks   # noqa: E402
+
+TOP = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..')
+SPEC = os.path.join(TOP, 'Documentation', 'netlink', 'specs',
+                    'ksft_perfmon.yaml')
+TOOL = os.path.join(TOP, 'tools', 'ksft-perfmon-nl')
+
+
+def cli(ksrc, op, name, attrs=None):
+    """(exit status, the reply as JSON or None, stderr)"""
+    args = [sys.executable, os.path.join(ksrc, 'tools', 'net', 'ynl', 'pyynl',
+                                         'cli.py'),
+            '--spec', SPEC, '--output-json', f'--{op}', name]
+    if attrs is not None:
+        args += ['--json', json.dumps(attrs)]
+    p = subprocess.run(args, capture_output=True, text=True)
+    try:
+        out = json.loads(p.stdout) if p.stdout.strip() else None
+    except json.JSONDecodeError:
+        out = None
+    # cli.py prints a netlink error, with its extack, on stdout
+    return p.returncode, out, (p.stderr + (p.stdout if out is None else '')).strip()
+
+
+def tool(*args):
+    p = subprocess.run([TOOL, *args], capture_output=True, text=True)
+    return p.returncode, p.stdout
+
+
+def self_pretty(text):
+    """@text is exactly json.dumps(its own content, indent=4) and more
+    than one line"""
+    try:
+        obj = json.loads(text)
+    except json.JSONDecodeError:
+        return False
+    return text == json.dumps(obj, indent=4, sort_keys=True) + '\n' and \
+        text.count('\n') > 1
+
+
+def main():
+    ksrc = sys.argv[1]
+    print('TAP version 13')
+    c = Checks('ynl')
+
+    rc, new, err = cli(ksrc, 'do', 'session-new',
+                       {'ifindex': [1], 'interval': 5000000, 'ring-size': 16})
+    c.check(rc == 0 and isinstance(new, dict) and new.get('id', 0) > 1,
+            'cli_session_new_replies_id', f'exit {rc} {new} {err}')
+    rc, sessions, err = cli(ksrc, 'dump', 'session-get')
+    ids = [s.get('id') for s in sessions or []]
+    # cli.py's socket closed when it exited, and its session with it
+    c.check(rc == 0 and ids == [1] and sessions[0]['interval'] == 10000000 and
+            sessions[0]['ifindex'] == [1], 'cli_session_get_dump',
+            f'exit {rc} {sessions} {err}')
+
+    rc, samples, err = cli(ksrc, 'dump', 'sample-get', {'session-id': 1})
+    # a sample that does not fit in the dump's skb goes on in the next
+    # message, with the same seq: cli.py shows each message
+    merged = {}
+    for s in samples or []:
+        m = merged.setdefault(s['seq'], {'cpu': [], 'dev': []})
+        m['cpu'] += s.get('cpu', [])
+        m['dev'] += s.get('dev', [])
+    seqs = sorted(merged)
+    cpus = {tuple(x['id'] for x in m['cpu']) for m in merged.values()}
+    devs = {tuple(d['ifindex'] for d in m['dev']) for m in merged.values()}
+    ncpus = sessions[0]['cpus'] if sessions else 0
+    c.check(rc == 0 and len(seqs) >= 2 and
+            seqs == list(range(seqs[0], seqs[0] + len(seqs))) and
+            cpus == {tuple(range(ncpus))} and devs == {(1,)},
+            'cli_sample_get_dump',
+            f'exit {rc}, seqs {seqs[:3]}..{seqs[-3:]}, CPUs {cpus}, devs {devs} {err}')
+    print(f'# cli.py dumped {len(seqs)} samples of {ncpus} CPUs in '
+          f'{len(samples or [])} messages')
+
+    rc, out, err = cli(ksrc, 'do', 'session-new', {'interval': 1})
+    c.check(rc != 0 and "'bad-attr': '.interval'" in err and
+            'out of range' in err, 'cli_bad_interval_refused',
+            f'exit {rc} {out} {err}')
+    print(f'# {err.splitlines()[-1] if err else "no error"}')
+
+    # -j and -p of show and dump, while the load-time session lives
+    rc, lines = tool('show')
+    rcj, j = tool('show', '-j')
+    rcp, p = tool('-p', 'show')
+    arr = json.loads(j) if rcj == 0 else None
+    c.check(rc == 0 and rcj == 0 and rcp == 0 and isinstance(arr, list) and
+            [s['id'] for s in arr] == [1] and arr[0]['ifindex'] == [1] and
+            j.count('\n') == 1 and self_pretty(p) and
+            lines.startswith('session 1 '), 'tool_show_json_and_pretty',
+            f'{lines!r} {j!r} {p!r}')
+    rcl, lines = tool('dump', '--id', '1')
+    rcj, j = tool('dump', '--id', '1', '--json')
+    rcp, p = tool('dump', '--id', '1', '--pretty')
+    by_seq = {o['seq']: o for o in map(json.loads, lines.splitlines())}
+    arr = json.loads(j) if rcj == 0 else []
+    both = [o for o in arr if o['seq'] in by_seq]
+    c.check(rcl == 0 and rcj == 0 and rcp == 0 and len(both) >= 2 and
+            all(o == by_seq[o['seq']] for o in both) and self_pretty(p),
+            'tool_dump_json_and_pretty',
+            f'exit {rcl} {rcj} {rcp}, {len(both)} samples in both')
+    rc, _ = tool('-j', 'clock')
+    c.check(rc == 2, 'tool_json_refused_elsewhere', f'exit {rc}')
+
+    rc, out, err = cli(ksrc, 'do', 'session-del', {'id': 1})
+    rc2, sessions, err2 = cli(ksrc, 'dump', 'session-get')
+    c.check(rc == 0 and rc2 == 0 and sessions == [], 'cli_session_del',
+            f'exit {rc} {rc2} {sessions} {err} {err2}')
+    print(f'1..{c.n}')
+    return 1 if c.failed else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
