@@ -73,8 +73,8 @@ selftests/samples_test: selftests/samples_test.c $(TOOL_DEPS)
 		$(shell pkg-config --cflags libnl-genl-3.0) -o $@ $< \
 		$(TOOL_SRCS) $(TOOL_LIBS)
 
-selftests/json_repr_test: selftests/json_repr_test.c tools/json.c tools/json.h
-	$(CC) $(TOOL_CFLAGS) -o $@ $< tools/json.c -lm
+selftests/json_repr_test: selftests/json_repr_test.c $(TOOL_DEPS)
+	$(CC) $(TOOL_CFLAGS) -o $@ $< $(TOOL_SRCS) $(TOOL_LIBS)
 
 KSFT_DIR ?= $(shell scripts/kernel.sh selftests)
 

@@ -5,6 +5,8 @@
  *   f VALUE        py_float_repr()
  *   r VALUE N      py_round() then py_float_repr()
  *   s HEX          py_json_escape() of the bytes HEX encodes
+ *   D MANT EXP     py_decimal_repr()
+ *   T NS           the "time" of obs_line_start() for NS ns after its base
  *   j INDENT TOKEN...  a document written with the jw_*() calls the tokens
  *                  name ({ } [ ] k:KEY i:INT d:DOUBLE n t f), indented
  *                  by INDENT (0: compact), then a line "."
@@ -15,6 +17,7 @@
 #include <string.h>
 
 #include "json.h"
+#include "samples.h"
 
 static void write_doc(char *tokens)
 {
@@ -77,6 +80,30 @@ int main(void)
 				str[i] = byte;
 			str[i] = '\0';
 			puts(py_json_escape(str, out, sizeof(out)) ? out : "ERROR");
+		} else if (line[0] == 'D') {
+			long long m;
+			int e;
+
+			if (sscanf(line + 2, "%lld %d", &m, &e) == 2 &&
+			    py_decimal_repr(m, e, out, sizeof(out)))
+				puts(out);
+			else
+				puts("ERROR");
+		} else if (line[0] == 'T') {
+			long long ns = strtoll(line + 2, NULL, 10);
+			char *buf, *t;
+			size_t len;
+			struct jw w;
+			FILE *f = open_memstream(&buf, &len);
+
+			/* a base of 2^62 ns keeps both signs in range */
+			obs_line_start(f, &w, "h", "n", "scalar",
+				       (1ULL << 62) + ns, 1ULL << 62);
+			fclose(f);
+			t = strstr(buf, "\"time\":");
+			printf("%.*s\n", t ? (int)strcspn(t + 7, ",") : 5,
+			       t ? t + 7 : "ERROR");
+			free(buf);
 		} else if (line[0] == 'j') {
 			write_doc(line + 2);
 		}

@@ -73,6 +73,33 @@ bad = [(s, g) for s, g in zip(strings, got) if json.dumps(s)[1:-1] != g]
 results.append(('string_escape_matches_python', not bad,
                 f'{len(strings)} strings, mismatches {bad[:5]}'))
 
+# numbers written from their decimal digits: the double nearest
+# MANT * 10^EXP, as Python's MANT / 10**-EXP (correctly rounded) is
+decs = [(rng.randint(-2 ** rng.randint(1, 53), 2 ** rng.randint(1, 53)),
+         -rng.randint(0, 22)) for _ in range(20000)]
+decs += [(0, -9), (1, -9), (10 ** 15 - 1, -9), (10 ** 15, -9),
+         (-(10 ** 15), -6), (2 ** 53, -9), (5, 0), (1, -22)]
+got = run([f'D {m} {e}' for m, e in decs] + ['D 9007199254740993 -9'])
+bad = [(m, e, g) for (m, e), g in zip(decs, got)
+       if json.dumps(m / 10 ** -e) != g]
+if got[-1] != 'ERROR':
+    bad.append(('over 2^53 not refused', got[-1]))
+results.append(('decimal_repr_matches_python', not bad,
+                f'{len(decs)} values, mismatches {bad[:5]}'))
+
+# an observation's time: round(ns / 1e9, 6), ties at microseconds and
+# over 2^22 s included
+times = [rng.randint(-10 ** 13, 10 ** 13) for _ in range(20000)]
+times += [rng.randint(-10 ** 9, 10 ** 9) // 1000 * 1000 + 500
+          for _ in range(5000)]
+times += [2 ** 22 * 10 ** 9 + 500, 2 ** 22 * 10 ** 9 - 500, 2 ** 52, -2 ** 52,
+          0, 500, -500, 1500, 2500, 1_000_000_000_000_500]
+got = run([f'T {t}' for t in times])
+bad = [(t, g) for t, g in zip(times, got)
+       if json.dumps(round(t / 1e9, 6)) != g]
+results.append(('time_rounding_matches_python', not bad,
+                f'{len(times)} times, mismatches {bad[:5]}'))
+
 invalid = [b'\xff', b'\xc0\x80', b'\xed\xa0\x80', b'abc\xe2\x82']
 got = run(['s ' + b.hex() for b in invalid])
 results.append(('invalid_utf8_refused', all(g == 'ERROR' for g in got),

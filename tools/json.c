@@ -7,6 +7,7 @@
  * hand; JSON is only ever written here, never parsed.
  */
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,9 +37,25 @@ static int dec_digits(double v, int prec, char *digits, int *exp10)
 
 static bool digits_read_back(const char *digits, int exp10, double v)
 {
-	char buf[64];
+	char buf[64], *o = buf;
+	size_t n = strlen(digits);
 
-	snprintf(buf, sizeof(buf), "%c.%se%d", digits[0], digits + 1, exp10);
+	/* "D.DDDDe-X", without printf: this runs for every value written */
+	*o++ = digits[0];
+	*o++ = '.';
+	memcpy(o, digits + 1, n - 1);
+	o += n - 1;
+	*o++ = 'e';
+	if (exp10 < 0) {
+		*o++ = '-';
+		exp10 = -exp10;
+	}
+	if (exp10 >= 100)
+		*o++ = '0' + exp10 / 100;
+	if (exp10 >= 10)
+		*o++ = '0' + exp10 / 10 % 10;
+	*o++ = '0' + exp10 % 10;
+	*o = '\0';
 	return strtod(buf, NULL) == v;
 }
 
@@ -74,9 +91,24 @@ static bool digits_step(char *digits, int n, int *exp10, int delta)
 static int shortest_digits(double v, char *digits, int *exp10)
 {
 	char cand[32];
-	int prec, n, e, delta;
+	int prec = 1, n, e, delta;
 
-	for (prec = 1; prec <= 17; prec++) {
+	/*
+	 * Any decimal of up to 15 (DBL_DIG) significant digits reads back
+	 * from the normal double nearest it, so when one reads back to @v,
+	 * it is @v's 15-digit string without its trailing zeros, and no
+	 * other of up to 15 digits does. Most values take this one step.
+	 */
+	if (fabs(v) >= DBL_MIN) {
+		n = dec_digits(v, 15, digits, exp10);
+		if (digits_read_back(digits, *exp10, v)) {
+			while (n > 1 && digits[n - 1] == '0')
+				digits[--n] = '\0';
+			return n;
+		}
+		prec = 16;
+	}
+	for (; prec <= 17; prec++) {
 		n = dec_digits(v, prec, digits, exp10);
 		if (digits_read_back(digits, *exp10, v))
 			return n;
@@ -94,25 +126,11 @@ static int shortest_digits(double v, char *digits, int *exp10)
 	return dec_digits(v, 17, digits, exp10);
 }
 
-bool py_float_repr(double v, char *buf, size_t len)
+/* Python's repr() of 0.DIGITS * 10^(@exp10 + 1), @n digits, into @o. */
+static void repr_digits(char *o, char *digits, int n, int exp10)
 {
-	char digits[32], *o = buf;
-	int n, exp10, decpt, i;
+	int decpt, i;
 
-	if (!isfinite(v))
-		return false;
-	if (len < 32)
-		return false;
-	if (signbit(v)) {
-		*o++ = '-';
-		v = -v;
-	}
-	if (v == 0) {
-		strcpy(o, "0.0");
-		return true;
-	}
-
-	n = shortest_digits(v, digits, &exp10);
 	while (n > 1 && digits[n - 1] == '0')
 		digits[--n] = '\0';
 	decpt = exp10 + 1;	/* digits = 0.DIGITS * 10^decpt */
@@ -147,6 +165,67 @@ bool py_float_repr(double v, char *buf, size_t len)
 		}
 		sprintf(o, "e%c%02d", exp10 < 0 ? '-' : '+', abs(exp10));
 	}
+}
+
+bool py_float_repr(double v, char *buf, size_t len)
+{
+	char digits[32], *o = buf;
+	int n, exp10;
+
+	if (!isfinite(v))
+		return false;
+	if (len < 32)
+		return false;
+	if (signbit(v)) {
+		*o++ = '-';
+		v = -v;
+	}
+	if (v == 0) {
+		strcpy(o, "0.0");
+		return true;
+	}
+
+	n = shortest_digits(v, digits, &exp10);
+	repr_digits(o, digits, n, exp10);
+	return true;
+}
+
+static const double pow10_neg[] = {
+	1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12,
+	1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+};
+
+bool py_decimal_repr(long long mant, int exp10, char *buf, size_t len)
+{
+	unsigned long long m = mant < 0 ? -(unsigned long long)mant :
+					   (unsigned long long)mant;
+	char digits[32], tmp[32], *o = buf;
+	int n = 0, i;
+
+	if (exp10 > 0 || exp10 < -22 || len < 32 || m > 1ULL << 53)
+		return false;
+	/*
+	 * Over 15 digits the nearest double may read back as another
+	 * decimal; those take the long way, through the double itself
+	 * (mant / 10^-exp10: both are exact doubles, and the quotient is
+	 * correctly rounded, so it is the nearest double).
+	 */
+	if (m >= 1000000000000000ULL)
+		return py_float_repr((double)mant / pow10_neg[-exp10], buf, len);
+	if (!m) {
+		strcpy(buf, "0.0");
+		return true;
+	}
+	if (mant < 0)
+		*o++ = '-';
+	do {
+		tmp[n++] = '0' + m % 10;
+		m /= 10;
+	} while (m);
+	for (i = 0; i < n; i++)
+		digits[i] = tmp[n - 1 - i];
+	digits[n] = '\0';
+	repr_digits(o, digits, n, n - 1 + exp10);
 	return true;
 }
 
@@ -207,6 +286,13 @@ bool py_json_escape(const char *s, char *buf, size_t len)
 		if (!n)
 			return false;
 		p += n;
+		/* most characters stand for themselves */
+		if (cp >= 0x20 && cp < 0x7f && cp != '"' && cp != '\\') {
+			if (o + 2 > len)
+				return false;
+			buf[o++] = cp;
+			continue;
+		}
 		switch (cp) {
 		case '"': strcpy(tmp, "\\\""); break;
 		case '\\': strcpy(tmp, "\\\\"); break;
@@ -216,9 +302,7 @@ bool py_json_escape(const char *s, char *buf, size_t len)
 		case '\b': strcpy(tmp, "\\b"); break;
 		case '\f': strcpy(tmp, "\\f"); break;
 		default:
-			if (cp >= 0x20 && cp < 0x7f)
-				snprintf(tmp, sizeof(tmp), "%c", cp);
-			else if (cp < 0x10000)
+			if (cp < 0x10000)
 				snprintf(tmp, sizeof(tmp), "\\u%04x", cp);
 			else
 				snprintf(tmp, sizeof(tmp), "\\u%04x\\u%04x",
@@ -353,6 +437,18 @@ void jw_double(struct jw *w, double v)
 	if (!py_float_repr(v, buf, sizeof(buf))) {
 		w->error = true;	/* allow_nan=False */
 		strcpy(buf, "null");
+	}
+	fputs(buf, w->f);
+}
+
+void jw_decimal(struct jw *w, long long mant, int exp10)
+{
+	char buf[64];
+
+	jw_value_prefix(w);
+	if (!py_decimal_repr(mant, exp10, buf, sizeof(buf))) {
+		w->error = true;
+		return;
 	}
 	fputs(buf, w->f);
 }

@@ -33,6 +33,12 @@ void jw_arr_end(struct jw *w);
 void jw_key(struct jw *w, const char *key);
 void jw_str(struct jw *w, const char *s);
 void jw_double(struct jw *w, double v);
+/*
+ * The double nearest @mant * 10^@exp10 (-22 <= @exp10 <= 0, |@mant| <=
+ * 2^53), as jw_double() writes it, without the cost of finding its
+ * shortest digits: up to 15 digits they are @mant's own.
+ */
+void jw_decimal(struct jw *w, long long mant, int exp10);
 void jw_int(struct jw *w, long long v);
 void jw_uint(struct jw *w, unsigned long long v);
 void jw_bool(struct jw *w, bool v);
@@ -40,6 +46,8 @@ void jw_null(struct jw *w);
 
 /* repr(float) of Python: shortest round-trip digits; false for NaN/inf */
 bool py_float_repr(double v, char *buf, size_t len);
+/* repr() of the double nearest @mant * 10^@exp10 (as jw_decimal()) */
+bool py_decimal_repr(long long mant, int exp10, char *buf, size_t len);
 /* Python's round(v, ndigits) for 0 <= ndigits <= 17 */
 double py_round(double v, int ndigits);
 /* JSON string body of UTF-8 @s as ensure_ascii=True escapes it */

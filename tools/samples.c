@@ -14,15 +14,14 @@
 #include "json.h"
 #include "samples.h"
 
-static int sample_alloc(struct sample *smp, uint32_t cpus)
+int sample_alloc(struct sample *smp, uint32_t cpus)
 {
 	memset(smp, 0, sizeof(*smp));
 	smp->cpu = calloc(cpus ? cpus : 1, sizeof(*smp->cpu));
 	return smp->cpu ? 0 : -1;
 }
 
-static void sample_copy(struct sample *dst, const struct sample *src,
-			uint32_t cpus)
+void sample_copy(struct sample *dst, const struct sample *src, uint32_t cpus)
 {
 	struct cpu_stats *cpu = dst->cpu;
 
@@ -272,24 +271,43 @@ void record_free(struct record *r)
 		free(r->cpu_last[m]);
 }
 
-static void obs_start(struct record *r, struct jw *w, enum metric m,
-		      const char *shape, const struct sample *smp)
+void obs_line_start(FILE *f, struct jw *w, const char *host,
+		    const char *name, const char *shape, uint64_t time_ns,
+		    uint64_t time_base)
 {
-	/* exact in integers; negative when the base is after the sample */
-	double t = (double)(int64_t)(smp->time - r->time_base) / NSEC_PER_SEC;
+	/* negative when the base is after the sample */
+	int64_t d = (int64_t)(time_ns - time_base);
+	uint64_t a = d < 0 ? -(uint64_t)d : (uint64_t)d;
 
-	jw_init(w, r->out);
-	fputs("# ktap-metric-json: ", r->out);
+	jw_init(w, f);
+	fputs("# ktap-metric-json: ", f);
 	jw_obj_start(w);
 	jw_key(w, "host");
-	jw_str(w, r->host);
+	jw_str(w, host);
 	jw_key(w, "name");
-	jw_str(w, metric_names[m]);
+	jw_str(w, name);
 	jw_key(w, "shape");
 	jw_str(w, shape);
 	jw_key(w, "time");
-	jw_double(w, py_round(t, 6));
+	/*
+	 * round(d / 1e9, 6) as Python computes it: from the nanoseconds
+	 * when they are not a tie at microseconds, for the double nearest
+	 * d / 1e9 is within a nanosecond of it below 2^22 s; else through
+	 * that double. The same result, without a printf and two strtod().
+	 */
+	if (a % 1000 != 500 && a < (1ULL << 22) * NSEC_PER_SEC)
+		jw_decimal(w, (d < 0 ? -1 : 1) * (long long)((a + 500) / 1000),
+			   -6);
+	else
+		jw_double(w, py_round((double)d / NSEC_PER_SEC, 6));
 	jw_key(w, "value");
+}
+
+static void obs_start(struct record *r, struct jw *w, enum metric m,
+		      const char *shape, const struct sample *smp)
+{
+	obs_line_start(r->out, w, r->host, metric_names[m], shape, smp->time,
+		       r->time_base);
 }
 
 static void obs_end(struct record *r, struct jw *w)
@@ -357,7 +375,11 @@ static void emit_cpu_time(struct record *r, enum metric m,
 			break;
 		}
 		ns = never_back(&r->cpu_last[m][c], ns);
-		jw_double(&w, (double)ns / NSEC_PER_SEC);
+		/* the double nearest ns / 1e9, written from the digits of ns */
+		if (ns < 1000000000000000ULL)
+			jw_decimal(&w, ns, -9);
+		else
+			jw_double(&w, (double)ns / NSEC_PER_SEC);
 	}
 	jw_arr_end(&w);
 	obs_end(r, &w);

@@ -15,6 +15,7 @@
 #include <linux/ksft_perfmon.h>
 #include <linux/netlink.h>
 
+#include "json.h"
 #include "nl.h"
 
 #define NSEC_PER_SEC	1000000000ULL
@@ -62,6 +63,11 @@ struct sample {
 	unsigned int ndevs;
 	struct dev_stats dev[KSFT_PERFMON_DEVS_MAX];
 };
+
+/* a zeroed sample with room for @cpus CPUs; 0, or -1 when out of memory */
+int sample_alloc(struct sample *smp, uint32_t cpus);
+/* @src into @dst, which has room for @cpus CPUs */
+void sample_copy(struct sample *dst, const struct sample *src, uint32_t cpus);
 
 struct drain;
 typedef void (*sample_fn)(struct drain *d, const struct sample *smp);
@@ -123,6 +129,14 @@ void record_free(struct record *r);
 void record_add(struct record *r, const struct sample *smp, bool nics);
 /* record_add() as the sample_fn of a drain whose arg is a struct record */
 void record_sample(struct drain *d, const struct sample *smp);
+/*
+ * The start of a ktap-metric-json line up to its "value" key, which the
+ * caller writes and closes: time is seconds from @time_base to @time_ns
+ * (CLOCK_MONOTONIC ns), rounded to microseconds.
+ */
+void obs_line_start(FILE *f, struct jw *w, const char *host,
+		    const char *name, const char *shape, uint64_t time_ns,
+		    uint64_t time_base);
 /* The policy line of @m; 0, or -1 if it could not be written. */
 int print_policy(FILE *f, enum metric m);
 
