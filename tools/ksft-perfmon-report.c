@@ -91,18 +91,6 @@ static const struct rp_case *case_find(const struct rp_run *run,
 	return NULL;
 }
 
-static const struct rp_series *series_find(const struct rp_case *c,
-					   const struct rp_series *like)
-{
-	size_t i;
-
-	for (i = 0; c && i < c->nr_ser; i++)
-		if (!strcmp(c->ser[i].metric, like->metric) &&
-		    !strcmp(c->ser[i].host, like->host))
-			return &c->ser[i];
-	return NULL;
-}
-
 /* the scalar a regression policy compares: column 0 of an aggregate */
 static bool compared(const struct rp_series *s, const struct rp_policy *p,
 		     double *out)
@@ -127,7 +115,7 @@ static struct verdict_info judge(const struct rp_run *base,
 
 	if (!base || !p->regression || !compared(s, p, &vi.current))
 		return vi;
-	old = series_find(case_find(base, c->name), s);
+	old = rp_series_find(case_find(base, c->name), s->metric, s->host);
 	if (!old || !compared(old, p, &vi.baseline)) {
 		vi.v = V_NO_BASELINE;
 		return vi;

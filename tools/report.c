@@ -302,12 +302,12 @@ static bool policy_parse(struct rp_run *run, unsigned int line, json_t *j,
 	return true;
 }
 
-static struct rp_series *series_find(struct rp_case *c, const char *metric,
-				     const char *host)
+struct rp_series *rp_series_find(const struct rp_case *c, const char *metric,
+				 const char *host)
 {
 	size_t i;
 
-	for (i = 0; i < c->nr_ser; i++)
+	for (i = 0; c && i < c->nr_ser; i++)
 		if (!strcmp(c->ser[i].metric, metric) &&
 		    !strcmp(c->ser[i].host, host))
 			return &c->ser[i];
@@ -408,7 +408,7 @@ static void read_obs(struct rp_run *run, unsigned int line, json_t *j)
 			}
 		}
 	}
-	s = series_find(c, metric, host);
+	s = rp_series_find(c, metric, host);
 	if (s && s->per_cpu != !!strcmp(shape, "scalar")) {
 		refuse(run, line, "%s: shape %s, unlike its earlier observations",
 		       metric, shape);

@@ -81,6 +81,9 @@ void rp_read(struct rp_run *run, FILE *f);
 
 const struct rp_policy *rp_policy_find(const struct rp_case *c,
 				       const char *metric);
+/* the series of @metric and @host in @c (which may be NULL), or NULL */
+struct rp_series *rp_series_find(const struct rp_case *c, const char *metric,
+				 const char *host);
 /* default policy: summarize total, nothing else */
 const struct rp_policy *rp_policy_default(void);
 
