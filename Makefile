@@ -35,8 +35,8 @@ module:
 
 tools: $(TOOLS)
 
-TOOL_SRCS = tools/samples.c tools/json.c tools/nl.c
-TOOL_DEPS = $(TOOL_SRCS) tools/samples.h tools/json.h tools/nl.h \
+TOOL_SRCS = tools/samples.c tools/json.c tools/nl.c tools/top.c
+TOOL_DEPS = $(TOOL_SRCS) tools/samples.h tools/json.h tools/nl.h tools/top.h \
 	    uapi/linux/ksft_perfmon.h
 
 tools/ksft-perfmon-nl: tools/ksft-perfmon-nl.c $(TOOL_DEPS)

@@ -90,6 +90,9 @@ sh_perfmon() {
 	return "$rc"
 }
 run sh sh_perfmon
+# the live view in tmux, its screen checked against a pinned busy loop
+# and paced UDP on lo
+run top /usr/bin/python3 selftests/top_tmux_test.py
 step module.rmmod rmmod ksft_perfmon
 # record under CPU hotplug, at 1 kHz for a minute, with a stalled reader
 step module.insmod_for_record kpm_insmod

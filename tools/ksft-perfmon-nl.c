@@ -27,6 +27,7 @@
 #include "json.h"
 #include "nl.h"
 #include "samples.h"
+#include "top.h"
 
 #define PROG "ksft-perfmon-nl"
 
@@ -881,6 +882,130 @@ static int do_dump(int argc, char **argv)
 	return 0;
 }
 
+/* ---- top -------------------------------------------------------------- */
+
+static const char top_usage[] =
+"usage: " PROG " top [OPTIONS]\n"
+"\n"
+"A live view from the module: per-CPU utilization and NIC rates,\n"
+"refreshed each interval, like mpstat -P ALL 1. SIGINT or SIGTERM ends it.\n"
+"\n"
+"  -i, --ifname NAME     show netdev NAME (repeatable)\n"
+"  -x, --ifindex N       show the netdev of index N (repeatable)\n"
+"  -I, --interval MS     sampling and refresh interval in ms (default 1000;\n"
+"                        refreshes at most every 100 ms)\n"
+"  -n, --count N         stop after N frames (default: never)\n"
+"  -h, --help            this text\n";
+
+struct top_state {
+	struct sample latest;
+	bool have;
+};
+
+static void top_keep(struct drain *d, const struct sample *smp)
+{
+	struct top_state *st = d->arg;
+
+	sample_copy(&st->latest, smp, d->s->cpus);
+	st->have = true;
+}
+
+static int do_top(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "ifname", required_argument, NULL, 'i' },
+		{ "ifindex", required_argument, NULL, 'x' },
+		{ "interval", required_argument, NULL, 'I' },
+		{ "count", required_argument, NULL, 'n' },
+		{ "help", no_argument, NULL, 'h' },
+		{}
+	};
+	char names[KSFT_PERFMON_DEVS_MAX][IF_NAMESIZE];
+	const char *ifnames[KSFT_PERFMON_DEVS_MAX] = {};
+	uint32_t ifindex[KSFT_PERFMON_DEVS_MAX];
+	uint64_t interval = NSEC_PER_SEC, refresh, count = 0, frames = 0;
+	bool tty = isatty(STDOUT_FILENO);
+	unsigned int ndevs = 0;
+	struct top_state st = {};
+	struct sample prev = {};
+	struct session s;
+	struct kpm_nl nl;
+	struct drain d;
+	int opt;
+
+	while ((opt = getopt_long(argc, argv, "i:x:I:n:h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'i':
+		case 'x':
+			if (ndevs == KSFT_PERFMON_DEVS_MAX)
+				die("--%s: at most %u netdevs", opt == 'i' ?
+				    "ifname" : "ifindex", KSFT_PERFMON_DEVS_MAX);
+			ifindex[ndevs] = opt == 'i' ? ifname_to_index(optarg) :
+				parse_u64("--ifindex", optarg, UINT32_MAX);
+			ifnames[ndevs] = if_indextoname(ifindex[ndevs],
+							names[ndevs]);
+			ndevs++;
+			break;
+		case 'I':
+			interval = llround(parse_positive("--interval", optarg) *
+					   NSEC_PER_MSEC);
+			break;
+		case 'n':
+			count = parse_u64("--count", optarg, UINT64_MAX);
+			break;
+		case 'h':
+			fputs(top_usage, stdout);
+			return 0;
+		default:
+			fputs(top_usage, stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		fputs(top_usage, stderr);
+		return EXIT_USAGE;
+	}
+	refresh = interval > 100 * NSEC_PER_MSEC ? interval :
+		100 * NSEC_PER_MSEC;
+
+	kpm_nl_open(&nl);
+	if (session_new(&nl, ifindex, ndevs, interval, 16, &s) ||
+	    session_get(&nl, s.id, &s))
+		return EXIT_ERROR;
+	if (sample_alloc(&st.latest, s.cpus) || sample_alloc(&prev, s.cpus) ||
+	    drain_init(&d, &s, top_keep, &st))
+		die("out of memory");
+	install_handlers();
+	/* the session's first sample, taken when it started */
+	if (drain(&nl, &d))
+		return EXIT_ERROR;
+	if (st.have)
+		sample_copy(&prev, &st.latest, s.cpus);
+	while (!stop_signal && (!count || frames < count)) {
+		sleep_ns(refresh);
+		if (drain(&nl, &d))
+			return EXIT_ERROR;
+		if (!st.have || st.latest.seq == prev.seq)
+			continue;
+		if (prev.time) {
+			if (tty)
+				fputs("\033[H\033[2J", stdout);
+			else if (frames)
+				putchar('\n');
+			top_frame(stdout, &s, &prev, &st.latest, ifnames);
+			fflush(stdout);
+			frames++;
+		}
+		sample_copy(&prev, &st.latest, s.cpus);
+	}
+	if (session_del(&nl, s.id))
+		return EXIT_ERROR;
+	free(prev.cpu);
+	free(st.latest.cpu);
+	drain_free(&d);
+	return 0;
+}
+
 /* ---- clock ------------------------------------------------------------ */
 
 static const char clock_usage[] =
@@ -1038,19 +1163,7 @@ static int do_metric(int argc, char **argv)
 		die("metric: '%s' is not a finite number%s", value,
 		    integer ? " of 64 bits" : "");
 
-	jw_init(&w, stdout);
-	fputs("# ktap-metric-json: ", stdout);
-	jw_obj_start(&w);
-	jw_key(&w, "host");
-	jw_str(&w, host);
-	jw_key(&w, "name");
-	jw_str(&w, name);
-	jw_key(&w, "shape");
-	jw_str(&w, "scalar");
-	jw_key(&w, "time");
-	jw_double(&w, py_round((double)(int64_t)(now_ns() - time_base) /
-			       NSEC_PER_SEC, 6));
-	jw_key(&w, "value");
+	obs_line_start(stdout, &w, host, name, "scalar", now_ns(), time_base);
 	if (integer)
 		jw_int(&w, ll);
 	else
@@ -1072,6 +1185,7 @@ static const struct {
 	{ "dump", do_dump, "print the raw samples of a session as JSON lines" },
 	{ "metric", do_metric, "print a shell test's own observation as a KTAP line" },
 	{ "clock", do_clock, "print CLOCK_MONOTONIC ns, as --time-base takes it" },
+	{ "top", do_top, "per-CPU utilization and NIC rates, live" },
 };
 
 static void usage(FILE *f)

@@ -1,0 +1,134 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""ksft-perfmon-nl top in a real terminal: started in tmux, its screen
+read with capture-pane, its numbers checked against what the test did:
+a busy loop pinned to CPU 1, and UDP on lo at a rate the test paces and
+measures itself. Needs the module loaded, root, 2 CPUs or more, tmux.
+Prints KTAP.
+"""
+
+import os
+import re
+import socket
+import subprocess
+import sys
+import threading
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from ktap_metrics import Checks   # noqa: E402
+
+TOOL = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..',
+                    'tools', 'ksft-perfmon-nl')
+RATE = 200          # UDP packets a second
+# bytes of UDP payload; lo counts 20 + 8 more for each: IPv4 and UDP
+# headers (loopback_xmit() counts the skb after eth_type_trans() has
+# pulled the Ethernet header)
+PAYLOAD = 100
+TMUX = 'kpm-top-test'
+ROW = re.compile(r'^(\d+|all) +([\d.]+) +([\d.]+) +([\d.]+) +([\d.]+) +'
+                 r'([\d.]+) +\[(#*) *\]$')
+
+
+class Sender(threading.Thread):
+    """UDP to a bound socket on lo, paced at RATE a second"""
+    def __init__(self):
+        super().__init__(daemon=True)
+        self.rx = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.rx.bind(('127.0.0.1', 0))
+        self.rx.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 22)
+        self.stop = threading.Event()
+        self.sent = 0
+        self.secs = 0.0
+
+    def run(self):
+        tx = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        dst = self.rx.getsockname()
+        start = time.monotonic()
+        while not self.stop.is_set():
+            due = int((time.monotonic() - start) * RATE)
+            while self.sent < due:
+                tx.sendto(b'x' * PAYLOAD, dst)
+                self.sent += 1
+            try:
+                while True:
+                    self.rx.recv(2048, socket.MSG_DONTWAIT)
+            except BlockingIOError:
+                pass
+            time.sleep(0.002)
+        self.secs = time.monotonic() - start
+
+
+def tmux(*args):
+    return subprocess.run(['tmux', *args], capture_output=True, text=True)
+
+
+def main():
+    print('TAP version 13')
+    c = Checks('tmux')
+    # a guest's lo starts down
+    subprocess.run(['ip', 'link', 'set', 'lo', 'up'], check=True)
+    hog = subprocess.Popen(['taskset', '-c', '1', 'sh', '-c',
+                            'while :; do :; done'])
+    sender = Sender()
+    sender.start()
+    tmux('kill-session', '-t', TMUX)
+    p = tmux('new-session', '-d', '-s', TMUX, '-x', '120', '-y', '50',
+             f'{TOOL} top --interval 1000 --ifname lo')
+    time.sleep(4.5)
+    screen = tmux('capture-pane', '-p', '-t', TMUX).stdout
+    sessions = subprocess.run([TOOL, 'show'], capture_output=True,
+                              text=True).stdout
+    tmux('send-keys', '-t', TMUX, 'C-c')
+    time.sleep(1)
+    after = subprocess.run([TOOL, 'show'], capture_output=True,
+                           text=True).stdout
+    alive = tmux('has-session', '-t', TMUX).returncode == 0
+    tmux('kill-session', '-t', TMUX)
+    sender.stop.set()
+    sender.join()
+    hog.kill()
+    hog.wait()
+    rate = sender.sent / sender.secs if sender.secs else 0.0
+    for line in screen.rstrip().splitlines():
+        print(f'# | {line}')
+    print(f'# the test sent {rate:.1f} UDP packets a second')
+
+    head = re.search(r'^ksft_perfmon top: session (\d+), sample \d+ over '
+                     r'([\d.]+) s', screen, re.M)
+    c.check(p.returncode == 0 and head and
+            0.5 <= float(head.group(2)) <= 2.0 and
+            f'session {head.group(1)} ' in sessions, 'screen_has_a_frame',
+            f'{p.stderr} {sessions}')
+    rows = {m.group(1): [float(x) for x in m.groups()[1:6]] + [len(m.group(7))]
+            for m in map(ROW.match, screen.splitlines()) if m}
+    cpus = {k: v for k, v in rows.items() if k != 'all'}
+    c.check(len(cpus) == os.cpu_count() and 'all' in rows and
+            all(abs(sum(v[:5]) - 100) <= 0.5 for v in rows.values()),
+            'cpu_rows_add_up_to_100', f'{rows}')
+    busy1 = 100 - cpus.get('1', [0] * 5 + [0])[4]
+    c.check(busy1 >= 80 and cpus['1'][5] >= 24, 'pinned_busy_loop_on_cpu1',
+            f'CPU 1 {busy1:.1f}% busy, bar {cpus.get("1")}')
+    mean = [sum(v[i] for v in cpus.values()) / max(len(cpus), 1)
+            for i in range(5)]
+    c.check(cpus and all(abs(a - b) <= 0.15 for a, b in zip(mean,
+                                                             rows['all'])),
+            'all_is_the_mean', f'{mean} vs {rows.get("all")}')
+
+    nic = re.search(r'^lo +([\d.]+) +([\d.]+) +([\d.]+) +([\d.]+) +([\d.]+) +'
+                    r'([\d.]+)$', screen, re.M)
+    v = [float(x) for x in nic.groups()] if nic else [0] * 6
+    mbit = v[0] * (PAYLOAD + 28) * 8 / 1e6
+    c.check(nic and abs(v[0] - rate) <= 0.3 * rate and
+            abs(v[3] - v[0]) <= 1.5 and abs(v[1] - mbit) <= 0.05 * mbit + 0.002,
+            'lo_rates_match_the_traffic',
+            f'lo {v}: rx {v[0]} pkt/s against {rate:.1f} sent, rx {v[1]} '
+            f'Mbit/s against {mbit:.3f} from the packet size')
+    c.check(not alive and f'session {head.group(1) if head else "?"} '
+            not in after, 'ctrl_c_ends_it_and_its_session', f'{after}')
+    print(f'1..{c.n}')
+    return 1 if c.failed else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
