@@ -57,17 +57,17 @@ def self_pretty(text):
 def main():
     ksrc = sys.argv[1]
     print('TAP version 13')
-    c = Checks('ynl')
+    c = Checks('cli')
 
     rc, new, err = cli(ksrc, 'do', 'session-new',
                        {'ifindex': [1], 'interval': 5000000, 'ring-size': 16})
     c.check(rc == 0 and isinstance(new, dict) and new.get('id', 0) > 1,
-            'cli_session_new_replies_id', f'exit {rc} {new} {err}')
+            'session_new_replies_id', f'exit {rc} {new} {err}')
     rc, sessions, err = cli(ksrc, 'dump', 'session-get')
     ids = [s.get('id') for s in sessions or []]
     # cli.py's socket closed when it exited, and its session with it
     c.check(rc == 0 and ids == [1] and sessions[0]['interval'] == 10000000 and
-            sessions[0]['ifindex'] == [1], 'cli_session_get_dump',
+            sessions[0]['ifindex'] == [1], 'session_get_dump',
             f'exit {rc} {sessions} {err}')
 
     rc, samples, err = cli(ksrc, 'dump', 'sample-get', {'session-id': 1})
@@ -85,14 +85,14 @@ def main():
     c.check(rc == 0 and len(seqs) >= 2 and
             seqs == list(range(seqs[0], seqs[0] + len(seqs))) and
             cpus == {tuple(range(ncpus))} and devs == {(1,)},
-            'cli_sample_get_dump',
+            'sample_get_dump',
             f'exit {rc}, seqs {seqs[:3]}..{seqs[-3:]}, CPUs {cpus}, devs {devs} {err}')
     print(f'# cli.py dumped {len(seqs)} samples of {ncpus} CPUs in '
           f'{len(samples or [])} messages')
 
     rc, out, err = cli(ksrc, 'do', 'session-new', {'interval': 1})
     c.check(rc != 0 and "'bad-attr': '.interval'" in err and
-            'out of range' in err, 'cli_bad_interval_refused',
+            'out of range' in err, 'bad_interval_refused',
             f'exit {rc} {out} {err}')
     print(f'# {err.splitlines()[-1] if err else "no error"}')
 
@@ -121,7 +121,7 @@ def main():
 
     rc, out, err = cli(ksrc, 'do', 'session-del', {'id': 1})
     rc2, sessions, err2 = cli(ksrc, 'dump', 'session-get')
-    c.check(rc == 0 and rc2 == 0 and sessions == [], 'cli_session_del',
+    c.check(rc == 0 and rc2 == 0 and sessions == [], 'session_del',
             f'exit {rc} {rc2} {sessions} {err} {err2}')
     print(f'1..{c.n}')
     return 1 if c.failed else 0
