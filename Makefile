@@ -7,6 +7,8 @@
 # make docs    HTML and man pages into build/docs (Sphinx; warnings fail)
 # make install the tools, man pages, YNL spec, bash completion
 #              (PREFIX=/usr/local, DESTDIR)
+# make bench   the benchmarks in 6.12 guests of 1 to 64 vCPUs: tables,
+#              build/bench/*.csv and *.svg (BENCH_CPUS="1 2 4" for fewer)
 #
 # KERNELS=...   for make test: a subset of the matrix (scripts/kernel.sh list)
 
@@ -23,7 +25,7 @@ SELFTESTS = selftests/ksft_perfmon_nl_test selftests/json_repr_test \
 	    selftests/rmmod_race selftests/samples_test selftests/nl_fuzz
 
 .PHONY: all module tools selftests deps run test check check-generated \
-	checkpatch sparse regen clean fuzz docs install
+	checkpatch sparse regen clean fuzz docs install bench
 
 PREFIX ?= /usr/local
 DESTDIR ?=
@@ -88,6 +90,18 @@ selftests/fuzz_samples: selftests/fuzz_samples.c $(TOOL_DEPS)
 		$(shell pkg-config --cflags libnl-genl-3.0) -o $@ $< \
 		$(TOOL_SRCS) $(TOOL_LIBS)
 
+BENCH = bench/fmt_bench bench/u2_sampler bench/spin
+
+bench/fmt_bench: bench/fmt_bench.c $(TOOL_DEPS)
+	$(CC) $(TOOL_CFLAGS) $(shell pkg-config --cflags jansson) -o $@ $< \
+		$(TOOL_SRCS) $(TOOL_LIBS) $(shell pkg-config --libs jansson)
+
+bench/u2_sampler: bench/u2_sampler.c
+	$(CC) $(CFLAGS) -o $@ $< -lm
+
+bench/spin: bench/spin.c
+	$(CC) $(CFLAGS) -o $@ $<
+
 fuzz: selftests/fuzz_samples
 	mkdir -p build/fuzz-corpus
 	selftests/fuzz_samples -seed=$(FUZZ_SEED) -max_total_time=$(FUZZ_TIME) \
@@ -109,6 +123,10 @@ regen:
 
 docs:
 	scripts/docs.sh
+
+BENCH_CPUS ?= 1 2 4 8 16 32 64
+bench: deps
+	scripts/bench.sh --cpus "$(BENCH_CPUS)"
 
 # as the kernel's tools/net/ynl installs its specs: share/ynl/specs
 install: tools docs
@@ -144,4 +162,4 @@ check-generated:
 
 clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
-	rm -rf $(TOOLS) $(SELFTESTS) selftests/fuzz_samples build
+	rm -rf $(TOOLS) $(SELFTESTS) $(BENCH) selftests/fuzz_samples build

@@ -84,6 +84,8 @@ step fuzz.samples_libfuzzer_60s fuzz_samples
 step docs.sphinx_html_and_man make -s docs
 run_ktap packaging /usr/bin/python3 selftests/packaging_test.py
 step dkms.build_against_debian_6.12 scripts/dkms-test.sh
+# the benchmarks still run (one 2-vCPU guest, short): numbers not checked
+step bench.smoke scripts/bench.sh --smoke build/bench-smoke
 
 # the kernel's driver selftest library that PerfMonitor is tested in:
 # 7.3's, from the source package the debug kernel is built from

@@ -1,0 +1,372 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""The benchmarks that run in a guest with the module loaded; one CSV row
+a measurement, each printed as "KPM-BENCH: TABLE,FIELD=VALUE,...".
+
+  cost     CPU time per sample of K (the module's sampler by its own
+           counter and by ftrace's function_graph, in a run of its own,
+           plus record's own CPU time), U2 (bench/u2_sampler) and U1
+           (bench/u1_loop.sh)
+  format   KTAP lines a second of the tool's formatter and of Python's
+           json.dumps path for the same real samples, and whether their
+           output is byte-identical
+  timer    how late samples come, against their schedule, at 1 ms, 10 ms
+           and 1 s, for K and for U2's sleep loop, idle and under iperf3
+  perturb  the slowdown of a CPU-bound loop and of iperf3 between two
+           netns under K at 1 ms and 1 s and U1 at 1 s
+  scale    the sampler's cost against sessions (1 to 64) and netdevs a
+           session (0 to 16)
+
+usage: guest_bench.py [--smoke] [cost] [format] [timer] [perturb] [scale]
+"""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+TOP = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..')
+TOOL = os.path.join(TOP, 'tools', 'ksft-perfmon-nl')
+BENCH = os.path.join(TOP, 'bench')
+TRACING = '/sys/kernel/tracing'
+SESSIONS = '/sys/kernel/debug/ksft_perfmon/sessions'
+SMOKE = '--smoke' in sys.argv
+
+
+def emit(table, **row):
+    print('KPM-BENCH: ' + table + ',' +
+          ','.join(f'{k}={v}' for k, v in row.items()), flush=True)
+
+
+def run_rusage(args, **kw):
+    """(returncode, stdout, CPU ns of the process and all it waited for)"""
+    p = subprocess.Popen(args, stdout=subprocess.PIPE, text=True, **kw)
+    out = p.stdout.read()
+    _, status, ru = os.wait4(p.pid, 0)
+    p.returncode = os.waitstatus_to_exitcode(status)
+    return p.returncode, out, int((ru.ru_utime + ru.ru_stime) * 1e9)
+
+
+def tracing(setting, value):
+    with open(os.path.join(TRACING, setting), 'w') as f:
+        f.write(value)
+
+
+def traced_sampler_ns():
+    """durations of kpm_sampler_fn in the function_graph trace, in ns:
+    " 1) + 35.672 us   |  kpm_sampler_fn [ksft_perfmon]();" """
+    out = []
+    with open(os.path.join(TRACING, 'trace')) as f:
+        for line in f:
+            if 'kpm_sampler_fn' in line and '|' in line:
+                field = line.split('|')[0].split()
+                if len(field) >= 2 and field[-1] in ('us', 'ms'):
+                    out.append(float(field[-2]) *
+                               (1000 if field[-1] == 'us' else 1e6))
+    return out
+
+
+def k_run(interval_ms, secs, trace=False):
+    """record for @secs: (samples, the sampler's own ns for them,
+    record's CPU ns, function_graph's durations of the sampler)"""
+    if not os.path.exists(os.path.join(TRACING, 'trace')):
+        subprocess.run(['mount', '-t', 'tracefs', 'nodev', TRACING])
+    trace = trace and os.path.exists(os.path.join(TRACING,
+                                                  'set_ftrace_filter'))
+    if trace:
+        # only the sampler, a leaf: its own entry and exit
+        tracing('current_tracer', 'nop')
+        tracing('set_ftrace_filter', 'kpm_sampler_fn')
+        tracing('trace', '')
+        tracing('current_tracer', 'function_graph')
+        tracing('tracing_on', '1')
+    p = subprocess.Popen([TOOL, 'record', '--interval', str(interval_ms),
+                          '--duration', str(secs), '--ifname', 'lo'],
+                         stdout=subprocess.DEVNULL)
+    time.sleep(secs - 0.2)
+    row = last_session()
+    _, status, ru = os.wait4(p.pid, 0)
+    durations = []
+    if trace:
+        # switching the tracer clears its buffer: read it first
+        tracing('tracing_on', '0')
+        durations = traced_sampler_ns()
+        tracing('current_tracer', 'nop')
+        tracing('set_ftrace_filter', '')
+        tracing('tracing_on', '1')
+    return (int(row[4]), int(row[6]),
+            int((ru.ru_utime + ru.ru_stime) * 1e9), durations, row[3])
+
+
+def cost(cpus):
+    """Per sample in the steady state: the userspace ways' CPU time as the
+    difference of a short and a long run, so that starting a process
+    (Python's above all) is not counted; the sampler by its own counter"""
+    short, long = (0.5, 1.5) if SMOKE else (1, 5)
+    s1, _, r1, _, _ = k_run(10, short)
+    s2, own, r2, _, size = k_run(10, long)
+    # traced apart: the tracer's own cost is not the sampler's
+    durations = sorted(k_run(10, short, trace=True)[3])
+    emit('cost', cpus=cpus, method='K', samples=s2,
+         sampler_ns=round(own / s2),
+         traced_ns=round(sum(durations) / len(durations)) if durations else '',
+         traced_p50_ns=round(durations[len(durations) // 2])
+         if durations else '',
+         traced_n=len(durations),
+         record_ns=round((r2 - r1) / (s2 - s1)),
+         per_sample_ns=round(own / s2 + (r2 - r1) / (s2 - s1)),
+         sample_bytes=size)
+
+    n1, n2 = int(short * 100), int(long * 100)
+    cpu = []
+    for n in (n1, n2):
+        rc, out, ns = run_rusage([os.path.join(BENCH, 'u2_sampler'), '10',
+                                  str(n), 'lo'])
+        cpu.append(ns)
+    emit('cost', cpus=cpus, method='U2', samples=n2,
+         per_sample_ns=round((cpu[1] - cpu[0]) / (n2 - n1)))
+
+    n1, n2 = (2, 5) if SMOKE else (3, 13)
+    cpu = []
+    for n in (n1, n2):
+        rc, out, ns = run_rusage(['bash', os.path.join(BENCH, 'u1_loop.sh'),
+                                  '0.1', str(n), 'lo'])
+        cpu.append(ns)
+    emit('cost', cpus=cpus, method='U1', samples=n2,
+         per_sample_ns=round((cpu[1] - cpu[0]) / (n2 - n1)))
+
+
+def fmt(cpus):
+    """the same real samples through both formatters"""
+    secs = 1 if SMOKE else 4
+    with tempfile.TemporaryDirectory() as d:
+        dump = os.path.join(d, 'dump.jsonl')
+        # a session of 100 samples at 10 ms, dumped whole
+        p = subprocess.Popen([TOOL, 'record', '--interval', '10', '--ring',
+                              '1024', '--ifname', 'lo', '--', 'sleep',
+                              str(secs)], stdout=subprocess.DEVNULL)
+        time.sleep(0.5)
+        sid = open(SESSIONS).readlines()[-1].split()[0]
+        time.sleep(secs - 0.5 - 0.2)
+        with open(dump, 'w') as f:
+            subprocess.run([TOOL, 'dump', '--id', sid], stdout=f, check=True)
+        p.wait()
+        reps_c, reps_py = (5, 1) if SMOKE else (200, 10)
+        c = subprocess.run([os.path.join(BENCH, 'fmt_bench'), dump,
+                            str(reps_c)], capture_output=True, text=True)
+        py = subprocess.run([sys.executable,
+                             os.path.join(BENCH, 'kpm_format.py'), 'dump',
+                             dump, str(reps_py)],
+                            capture_output=True, text=True)
+        kc = dict(x.split('=') for x in c.stderr.split())
+        kp = dict(x.split('=') for x in py.stderr.split())
+        emit('format', cpus=cpus, samples=sum(1 for _ in open(dump)),
+             tool_lines_per_s=kc['lines_per_s'],
+             python_lines_per_s=kp['lines_per_s'],
+             identical=int(c.stdout == py.stdout and c.returncode == 0 and
+                           py.returncode == 0 and c.stdout != ''))
+
+
+def last_session():
+    with open(SESSIONS) as f:
+        return f.readlines()[-1].split()
+
+
+def k_times(interval_ms, secs):
+    """the sample times of a K session at @interval_ms for @secs"""
+    with tempfile.TemporaryDirectory() as d:
+        dump = os.path.join(d, 'dump')
+        subprocess.run([TOOL, 'record', '--interval', str(interval_ms),
+                        '--ring', '4096', '--', 'sh', '-c',
+                        f'sleep {secs}; {TOOL} dump --id '
+                        f'$(tail -n1 {SESSIONS} | cut -d" " -f1) > {dump}'],
+                       stdout=subprocess.DEVNULL, check=True)
+        with open(dump) as f:
+            return [json.loads(line)['time'] for line in f]
+
+
+def lateness(times, interval_ns):
+    """how late each sample came after the earliest phase of the grid
+    (the first sample, taken at the session's start, left out)"""
+    phases = sorted(t % interval_ns for t in times[1:])
+    if not phases:
+        return []
+    # the grid's phase: where the largest (circular) gap between phases ends
+    gaps = [(phases[i] - phases[i - 1]) % interval_ns
+            for i in range(len(phases))]
+    start = phases[max(range(len(phases)), key=lambda i: gaps[i])
+                   if len(phases) > 1 else 0]
+    return sorted((t - start) % interval_ns for t in times[1:])
+
+
+def pct(v, p):
+    return v[min(len(v) - 1, int(len(v) * p / 100))] if v else ''
+
+
+class Load:
+    """iperf3 over lo in the background, or nothing"""
+
+    def __init__(self, on):
+        self.on, self.procs = on, []
+
+    def __enter__(self):
+        if self.on:
+            self.procs.append(subprocess.Popen(
+                ['iperf3', '-s', '-B', '127.0.0.1', '-p', '5299'],
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+            time.sleep(0.5)
+            self.procs.append(subprocess.Popen(
+                ['iperf3', '-c', '127.0.0.1', '-p', '5299', '-t', '3600'],
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+            time.sleep(0.5)
+        return self
+
+    def __exit__(self, *exc):
+        for p in reversed(self.procs):
+            p.kill()
+            p.wait()
+
+
+def timer(cpus):
+    cases = [(1, 0.5), (10, 1)] if SMOKE else [(1, 3), (10, 6), (1000, 11)]
+    for load in (False, True):
+        with Load(load):
+            for interval_ms, secs in cases:
+                ns = interval_ms * 1_000_000
+                k = lateness(k_times(interval_ms, secs), ns)
+                rc, out, _ = run_rusage([os.path.join(BENCH, 'u2_sampler'),
+                                         str(interval_ms),
+                                         str(int(secs * 1000 / interval_ms))])
+                kv = dict(x.split('=') for x in out.split())
+                u2 = sorted(int(x) for x in kv['late'].split(':'))
+                base = u2[0] if u2 else 0
+                for method, v in (('K', k), ('U2', [x - base for x in u2]),
+                                  ('U2 absolute', u2)):
+                    emit('timer', cpus=cpus, load='iperf3' if load else 'idle',
+                         interval_ms=interval_ms, method=method, n=len(v),
+                         p50_ns=pct(v, 50), p99_ns=pct(v, 99),
+                         max_ns=v[-1] if v else '')
+
+
+def spin_once(iters):
+    out = subprocess.run([os.path.join(BENCH, 'spin'), str(iters)],
+                         capture_output=True, text=True, check=True).stdout
+    return int(out.split('=')[1])
+
+
+def netns_iperf3(secs):
+    """Gbit/s of iperf3 from netns kpmb-r to kpmb-l over veth"""
+    out = subprocess.run(['ip', 'netns', 'exec', 'kpmb-r', 'iperf3', '-c',
+                          '192.0.2.1', '-t', str(secs), '-J'],
+                         capture_output=True, text=True).stdout
+    return json.loads(out)['end']['sum_received']['bits_per_second'] / 1e9
+
+
+class Monitor:
+    """none, K at @ms (record) or U1 at @ms, in the background"""
+
+    def __init__(self, kind, ms):
+        self.kind, self.ms, self.p = kind, ms, None
+
+    def __enter__(self):
+        if self.kind == 'K':
+            self.p = subprocess.Popen([TOOL, 'record', '--interval',
+                                       str(self.ms), '--duration', '3600',
+                                       '--ifname', 'lo'],
+                                      stdout=subprocess.DEVNULL)
+        elif self.kind == 'U1':
+            self.p = subprocess.Popen(['bash', os.path.join(BENCH, 'u1_loop.sh'),
+                                       str(self.ms / 1000), '1000000', 'lo'],
+                                      stdout=subprocess.DEVNULL,
+                                      start_new_session=True)
+        time.sleep(0.5)
+        return self
+
+    def __exit__(self, *exc):
+        if self.p:
+            os.killpg(self.p.pid, 15) if self.kind == 'U1' else \
+                self.p.terminate()
+            self.p.wait()
+
+
+def perturb(cpus):
+    iters = 3_000_000 if SMOKE else 30_000_000
+    reps = 1 if SMOKE else 5
+    monitors = [('none', 0), ('K', 1), ('K', 1000), ('U1', 1000)]
+    subprocess.run('ip netns add kpmb-r; ip link add kpmb-l type veth peer '
+                   'name kpmb-p netns kpmb-r; ip addr add 192.0.2.1/24 dev '
+                   'kpmb-l; ip link set kpmb-l up; ip -n kpmb-r addr add '
+                   '192.0.2.2/24 dev kpmb-p; ip -n kpmb-r link set kpmb-p up',
+                   shell=True, check=True)
+    srv = subprocess.Popen(['iperf3', '-s', '-B', '192.0.2.1'],
+                           stdout=subprocess.DEVNULL)
+    time.sleep(0.5)
+    spin, tput = {m: [] for m in monitors}, {m: [] for m in monitors}
+    # interleaved, so that a slow phase of the host hits all alike
+    for _ in range(reps):
+        for m in monitors:
+            with Monitor(*m):
+                spin[m].append(spin_once(iters))
+                tput[m].append(netns_iperf3(1 if SMOKE else 3))
+    srv.kill()
+    subprocess.run(['ip', 'netns', 'del', 'kpmb-r'])
+    for m in monitors:
+        s, t = sorted(spin[m]), sorted(tput[m])
+        emit('perturb', cpus=cpus, monitor=m[0],
+             interval_ms=m[1] or '', reps=reps,
+             spin_ns=s[len(s) // 2], spin_all=':'.join(map(str, s)),
+             iperf3_gbps=f'{t[len(t) // 2]:.4f}',
+             iperf3_all=':'.join(f'{x:.4f}' for x in t))
+
+
+def scale(cpus):
+    counts = [1, 4] if SMOKE else [1, 4, 16, 64]
+    secs = 1 if SMOKE else 3
+    for n in counts:
+        ps = [subprocess.Popen([TOOL, 'record', '--interval', '10',
+                                '--duration', str(secs)],
+                               stdout=subprocess.DEVNULL) for _ in range(n)]
+        time.sleep(secs - 0.4)
+        with open(SESSIONS) as f:
+            rows = [line.split() for line in f.readlines()[1:]]
+        for p in ps:
+            p.wait()
+        samples = sum(int(r[4]) for r in rows)
+        cost = sum(int(r[6]) for r in rows)
+        emit('scale', cpus=cpus, sessions=len(rows), netdevs=0,
+             sampler_ns=round(cost / samples))
+    devs = [0, 1, 4] if SMOKE else [0, 1, 4, 16]
+    subprocess.run('for i in $(seq 16); do ip link add kpmb$i type veth '
+                   'peer name kpmc$i; ip link set kpmb$i up; '
+                   'ip link set kpmc$i up; done', shell=True, check=True)
+    for d in devs:
+        args = [TOOL, 'record', '--interval', '10', '--duration', str(secs)]
+        for i in range(1, d + 1):
+            args += ['--ifname', f'kpmb{i}']
+        p = subprocess.Popen(args, stdout=subprocess.DEVNULL)
+        time.sleep(secs - 0.4)
+        row = last_session()
+        p.wait()
+        emit('scale', cpus=cpus, sessions=1, netdevs=d,
+             sampler_ns=round(int(row[6]) / int(row[4])),
+             sample_bytes=row[3])
+    subprocess.run('for i in $(seq 16); do ip link del kpmb$i; done',
+                   shell=True)
+
+
+def main():
+    cpus = os.cpu_count()
+    # a guest's lo starts down; the benchmarks sample it and load it
+    subprocess.run(['ip', 'link', 'set', 'lo', 'up'], check=True)
+    todo = [a for a in sys.argv[1:] if not a.startswith('--')] or \
+        ['cost', 'format']
+    for t in todo:
+        {'cost': cost, 'format': fmt, 'timer': timer, 'perturb': perturb,
+         'scale': scale}[t](cpus)
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

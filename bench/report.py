@@ -1,0 +1,216 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""Tables, CSV and SVG from the "KPM-BENCH: TABLE,KEY=VALUE,..." lines of
+bench/guest_bench.py.
+
+usage: report.py RAW OUTDIR   (writes OUTDIR/{cost,format}.csv, cost.svg;
+                               prints the tables)
+"""
+
+import csv
+import math
+import os
+import sys
+
+
+def load(path):
+    tables = {}
+    with open(path) as f:
+        for line in f:
+            if not line.startswith('KPM-BENCH: '):
+                continue
+            table, *kv = line[len('KPM-BENCH: '):].strip().split(',')
+            tables.setdefault(table, []).append(dict(x.split('=', 1)
+                                                     for x in kv))
+    return tables
+
+
+def write_csv(path, rows):
+    keys = []
+    for r in rows:
+        keys += [k for k in r if k not in keys]
+    with open(path, 'w', newline='') as f:
+        w = csv.DictWriter(f, keys)
+        w.writeheader()
+        w.writerows(rows)
+
+
+def us(ns):
+    return f'{float(ns) / 1000:.1f}' if ns not in ('', None) else '-'
+
+
+def table(head, rows):
+    print('| ' + ' | '.join(head) + ' |')
+    print('|' + '|'.join('---:' for _ in head) + '|')
+    for r in rows:
+        print('| ' + ' | '.join(str(x) for x in r) + ' |')
+    print()
+
+
+def svg_lines(path, title, xlabel, ylabel, series):
+    """a log-log line plot of {name: [(x, y)]}"""
+    w, h, l, r, t, b = 640, 400, 70, 150, 40, 50
+    pts = [p for s in series.values() for p in s if p[1] > 0]
+    if not pts:
+        return
+    x0, x1 = min(p[0] for p in pts), max(p[0] for p in pts)
+    y0 = 10 ** math.floor(math.log10(min(p[1] for p in pts)))
+    y1 = 10 ** math.ceil(math.log10(max(p[1] for p in pts)))
+    x1 = x1 if x1 > x0 else x0 * 2
+
+    def sx(x):
+        return l + (math.log2(x) - math.log2(x0)) / \
+            (math.log2(x1) - math.log2(x0)) * (w - l - r)
+
+    def sy(y):
+        return h - b - (math.log10(y) - math.log10(y0)) / \
+            (math.log10(y1) - math.log10(y0)) * (h - t - b)
+    colors = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd', '#ff7f0e']
+    o = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" '
+         f'font-family="sans-serif" font-size="12">',
+         f'<rect width="{w}" height="{h}" fill="white"/>',
+         f'<text x="{w / 2}" y="20" text-anchor="middle" font-size="14">'
+         f'{title}</text>',
+         f'<text x="{(l + w - r) / 2}" y="{h - 12}" text-anchor="middle">'
+         f'{xlabel}</text>',
+         f'<text transform="translate(16,{(t + h - b) / 2}) rotate(-90)" '
+         f'text-anchor="middle">{ylabel}</text>']
+    x = x0
+    while x <= x1:
+        o.append(f'<line x1="{sx(x):.1f}" y1="{t}" x2="{sx(x):.1f}" '
+                 f'y2="{h - b}" stroke="#ddd"/>')
+        o.append(f'<text x="{sx(x):.1f}" y="{h - b + 16}" '
+                 f'text-anchor="middle">{x:g}</text>')
+        x *= 2
+    y = y0
+    while y <= y1 * 1.0001:
+        o.append(f'<line x1="{l}" y1="{sy(y):.1f}" x2="{w - r}" '
+                 f'y2="{sy(y):.1f}" stroke="#ddd"/>')
+        o.append(f'<text x="{l - 6}" y="{sy(y) + 4:.1f}" '
+                 f'text-anchor="end">{y:g}</text>')
+        y *= 10
+    for i, (name, s) in enumerate(series.items()):
+        s = sorted(p for p in s if p[1] > 0)
+        c = colors[i % len(colors)]
+        o.append(f'<polyline fill="none" stroke="{c}" stroke-width="2" '
+                 f'points="' + ' '.join(f'{sx(a):.1f},{sy(v):.1f}'
+                                         for a, v in s) + '"/>')
+        for a, v in s:
+            o.append(f'<circle cx="{sx(a):.1f}" cy="{sy(v):.1f}" r="3" '
+                     f'fill="{c}"/>')
+        o.append(f'<text x="{w - r + 10}" y="{t + 16 + 18 * i}" '
+                 f'fill="{c}">{name}</text>')
+    o.append('</svg>')
+    with open(path, 'w') as f:
+        f.write('\n'.join(o) + '\n')
+
+
+def slope(points):
+    """the log-log slope of a series: 0 flat, 1 linear in CPUs"""
+    points = [(math.log(x), math.log(y)) for x, y in points if y > 0]
+    if len(points) < 2:
+        return None
+    mx = sum(p[0] for p in points) / len(points)
+    my = sum(p[1] for p in points) / len(points)
+    d = sum((p[0] - mx) ** 2 for p in points)
+    return d and sum((p[0] - mx) * (p[1] - my) for p in points) / d
+
+
+def main():
+    raw, out = sys.argv[1], sys.argv[2]
+    t = load(raw)
+    cost = t.get('cost', [])
+    write_csv(os.path.join(out, 'cost.csv'), cost)
+    by = {}
+    for r in cost:
+        by.setdefault(int(r['cpus']), {})[r['method']] = r
+    print('Cost per sample (CPU time, microseconds) against vCPUs')
+    rows, series = [], {'K sampler': [], 'K sampler + record': [],
+                        'U2 pread': [], 'U1 shell + python': []}
+    for n in sorted(by):
+        k, u2, u1 = by[n].get('K'), by[n].get('U2'), by[n].get('U1')
+        if not (k and u2 and u1):
+            continue
+        ks, kt = float(k['sampler_ns']), float(k['per_sample_ns'])
+        u2n, u1n = float(u2['per_sample_ns']), float(u1['per_sample_ns'])
+        rows.append([n, us(ks), us(k['traced_ns']) + ' (p50 ' +
+                     us(k['traced_p50_ns']) + ')', us(k['record_ns']),
+                     us(kt), us(u2n), us(u1n), f'{u2n / kt:.1f}x',
+                     f'{u1n / kt:.0f}x', f'{u2n / ks:.1f}x',
+                     f'{u1n / ks:.0f}x', k['sample_bytes']])
+        for name, v in zip(series, (ks, kt, u2n, u1n)):
+            series[name].append((n, v / 1000))
+    table(['vCPUs', 'K sampler', 'K sampler (ftrace)', 'K record',
+           'K total', 'U2', 'U1', 'U2/K total', 'U1/K total',
+           'U2/K sampler', 'U1/K sampler', 'bytes/sample'], rows)
+    for name, s in series.items():
+        sl = slope(s)
+        if sl is not None and len(s) > 1:
+            print(f'{name}: x{s[-1][1] / s[0][1]:.1f} from {s[0][0]} to '
+                  f'{s[-1][0]} vCPUs (log-log slope {sl:.2f})')
+    print()
+    svg_lines(os.path.join(out, 'cost.svg'),
+              'CPU time per sample against vCPUs', 'vCPUs',
+              'microseconds per sample', series)
+
+    fmt = t.get('format', [])
+    write_csv(os.path.join(out, 'format.csv'), fmt)
+    print('Formatting the same samples: KTAP lines a second')
+    table(['vCPUs', 'samples', 'ksft-perfmon-nl', 'Python json.dumps',
+           'ratio', 'byte-identical'],
+          [[r['cpus'], r['samples'], f'{float(r["tool_lines_per_s"]):.0f}',
+            f'{float(r["python_lines_per_s"]):.0f}',
+            f'{float(r["tool_lines_per_s"]) / float(r["python_lines_per_s"]):.1f}x',
+            'yes' if r['identical'] == '1' else 'NO'] for r in fmt])
+    bad = [r for r in fmt if r['identical'] != '1']
+
+    tim = t.get('timer', [])
+    if tim:
+        write_csv(os.path.join(out, 'timer.csv'), tim)
+        print('Timer accuracy: how late samples come, microseconds '
+              '(K and U2: after the earliest on the schedule; U2 absolute: '
+              'after the schedule itself)')
+        table(['vCPUs', 'load', 'interval', 'method', 'samples', 'p50', 'p99',
+               'max'],
+              [[r['cpus'], r['load'], r['interval_ms'] + ' ms', r['method'],
+                r['n'], us(r['p50_ns']), us(r['p99_ns']), us(r['max_ns'])]
+               for r in tim])
+        for cond in ('idle', 'iperf3'):
+            k = [r for r in tim if r['load'] == cond and
+                 r['interval_ms'] == '10' and r['method'] == 'K']
+            u = [r for r in tim if r['load'] == cond and
+                 r['interval_ms'] == '10' and r['method'] == 'U2']
+            if k and u and k[0]['p99_ns'] and float(k[0]['p99_ns']):
+                print(f'p99 at 10 ms, {cond}: U2/K = '
+                      f'{float(u[0]["p99_ns"]) / float(k[0]["p99_ns"]):.1f}x')
+        print()
+
+    per = t.get('perturb', [])
+    if per:
+        write_csv(os.path.join(out, 'perturb.csv'), per)
+        none = next((r for r in per if r['monitor'] == 'none'), None)
+        print('Perturbation: medians of the interleaved runs, against no '
+              'monitor')
+        table(['vCPUs', 'monitor', 'interval', 'CPU-bound loop (s)',
+               'slowdown', 'iperf3 (Gbit/s)', 'change'],
+              [[r['cpus'], r['monitor'], (r['interval_ms'] + ' ms')
+                if r['interval_ms'] else '-',
+                f'{int(r["spin_ns"]) / 1e9:.3f}',
+                f'{100 * (int(r["spin_ns"]) / int(none["spin_ns"]) - 1):+.2f}%',
+                r['iperf3_gbps'],
+                f'{100 * (float(r["iperf3_gbps"]) / float(none["iperf3_gbps"]) - 1):+.1f}%']
+               for r in per])
+
+    sc = t.get('scale', [])
+    if sc:
+        write_csv(os.path.join(out, 'scale.csv'), sc)
+        print('Scale: the sampler\'s cost a sample (its own counter), '
+              'microseconds')
+        table(['vCPUs', 'sessions', 'netdevs', 'sampler', 'bytes/sample'],
+              [[r['cpus'], r['sessions'], r['netdevs'], us(r['sampler_ns']),
+                r.get('sample_bytes', '-')] for r in sc])
+    return 1 if bad or not rows else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,52 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make bench: the benchmarks of bench/, each in a guest of Debian's 6.12
+# kernel under QEMU, then one table per measurement with the ratios
+# (bench/report.py), the raw results as CSV and plots as SVG in OUTDIR.
+#
+# usage: bench.sh [--smoke] [--cpus "1 2 4 8 16 32 64"] [OUTDIR]
+#   --smoke   one 2-vCPU guest and short runs: that the benchmarks work
+#             (make test runs this), not numbers to quote
+
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+smoke= cpus="1 2 4 8 16 32 64"
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--smoke) smoke=--smoke; cpus=2; shift ;;
+	--cpus) cpus=$2; shift 2 ;;
+	-*) sed -n 's/^# usage: //p' "$0" >&2; exit 2 ;;
+	*) break ;;
+	esac
+done
+out=${1:-build/bench}
+mkdir -p "$out"
+eval "$(scripts/kernel.sh env 6.12)"
+make -s tools bench/fmt_bench bench/u2_sampler bench/spin
+scripts/kbuild.sh "$kdir" 6.12 > /dev/null
+
+raw=$out/raw.txt
+: > "$raw"
+{
+	echo "machine: $(nproc) CPUs, $(sed -n 's/^model name\t*: //p' /proc/cpuinfo | head -n1)"
+	echo "host kernel: $(uname -r); guest kernel: $kver under QEMU TCG"
+	echo "date: $(date -u '+%Y-%m-%d %H:%M UTC'); commit: $(git rev-parse --short HEAD 2>/dev/null || echo -)"
+} > "$out/machine.txt"
+cat "$out/machine.txt"
+for n in $cpus; do
+	# cost and formatting at every size; the rest where it says most:
+	# perturbation with one CPU to share, timers and scale with four
+	what="cost format"
+	[ "$n" = 1 ] && what="$what perturb"
+	[ "$n" = 4 ] && what="$what timer scale"
+	[ -n "$smoke" ] && what="cost format timer perturb scale"
+	echo "bench.sh: guest with $n vCPUs: $what" >&2
+	# the guest's memory grows with its CPUs (per-CPU areas)
+	scripts/vm.sh --kernel "$image" --modules "$modules" --smp "$n" \
+		--mem $((2048 + 64 * n)) --timeout 1800 \
+		-- bench/guest.sh "build/6.12/ksft_perfmon.ko" $smoke $what |
+		tee -a "$raw" | sed -n 's/^KPM-BENCH: /bench.sh: /p' >&2
+done
+python3 bench/report.py "$raw" "$out"
