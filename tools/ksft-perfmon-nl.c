@@ -321,6 +321,23 @@ static uint32_t ifname_to_index(const char *name)
 	return i;
 }
 
+/* -i NAME or -x N of record and top: one more netdev in @ifindex */
+static void parse_netdev(int opt, const char *arg, uint32_t *ifindex,
+			 unsigned int *ndevs)
+{
+	if (*ndevs == KSFT_PERFMON_DEVS_MAX)
+		die("--%s: at most %u netdevs", opt == 'i' ? "ifname" : "ifindex",
+		    KSFT_PERFMON_DEVS_MAX);
+	ifindex[(*ndevs)++] = opt == 'i' ? ifname_to_index(arg) :
+		parse_u64("--ifindex", arg, UINT32_MAX);
+}
+
+/* --interval MS, fractions allowed, in ns */
+static uint64_t parse_interval(const char *arg)
+{
+	return llround(parse_positive("--interval", arg) * NSEC_PER_MSEC);
+}
+
 /*
  * While recording, samples are only parsed and spooled, raw, to a
  * temporary file; they become metric lines once the session is gone. The
@@ -442,15 +459,10 @@ static int do_record(int argc, char **argv)
 		switch (opt) {
 		case 'i':
 		case 'x':
-			if (ndevs == KSFT_PERFMON_DEVS_MAX)
-				die("--%s: at most %u netdevs", opt == 'i' ?
-				    "ifname" : "ifindex", KSFT_PERFMON_DEVS_MAX);
-			ifindex[ndevs++] = opt == 'i' ? ifname_to_index(optarg) :
-				parse_u64("--ifindex", optarg, UINT32_MAX);
+			parse_netdev(opt, optarg, ifindex, &ndevs);
 			break;
 		case 'I':
-			interval = llround(parse_positive("--interval", optarg) *
-					   NSEC_PER_MSEC);
+			interval = parse_interval(optarg);
 			break;
 		case 'r':
 			ring = parse_u64("--ring", optarg, UINT32_MAX);
@@ -937,18 +949,12 @@ static int do_top(int argc, char **argv)
 		switch (opt) {
 		case 'i':
 		case 'x':
-			if (ndevs == KSFT_PERFMON_DEVS_MAX)
-				die("--%s: at most %u netdevs", opt == 'i' ?
-				    "ifname" : "ifindex", KSFT_PERFMON_DEVS_MAX);
-			ifindex[ndevs] = opt == 'i' ? ifname_to_index(optarg) :
-				parse_u64("--ifindex", optarg, UINT32_MAX);
-			ifnames[ndevs] = if_indextoname(ifindex[ndevs],
-							names[ndevs]);
-			ndevs++;
+			parse_netdev(opt, optarg, ifindex, &ndevs);
+			ifnames[ndevs - 1] = if_indextoname(ifindex[ndevs - 1],
+							    names[ndevs - 1]);
 			break;
 		case 'I':
-			interval = llround(parse_positive("--interval", optarg) *
-					   NSEC_PER_MSEC);
+			interval = parse_interval(optarg);
 			break;
 		case 'n':
 			count = parse_u64("--count", optarg, UINT64_MAX);
