@@ -292,8 +292,8 @@ class Monitor:
 
 
 def perturb(cpus):
-    iters = 3_000_000 if SMOKE else 30_000_000
-    reps = 1 if SMOKE else 5
+    iters = 3_000_000 if SMOKE else 60_000_000
+    reps = 1 if SMOKE else 7
     monitors = [('none', 0), ('K', 1), ('K', 1000), ('U1', 1000)]
     subprocess.run('ip netns add kpmb-r; ip link add kpmb-l type veth peer '
                    'name kpmb-p netns kpmb-r; ip addr add 192.0.2.1/24 dev '
@@ -316,42 +316,62 @@ def perturb(cpus):
         s, t = sorted(spin[m]), sorted(tput[m])
         emit('perturb', cpus=cpus, monitor=m[0],
              interval_ms=m[1] or '', reps=reps,
-             spin_ns=s[len(s) // 2], spin_all=':'.join(map(str, s)),
+             spin_ns=s[len(s) // 2], spin_min_ns=s[0],
+             spin_all=':'.join(map(str, s)),
              iperf3_gbps=f'{t[len(t) // 2]:.4f}',
              iperf3_all=':'.join(f'{x:.4f}' for x in t))
 
 
+def sessions_now():
+    """{id: (samples, cost_ns, sample_size)} from debugfs"""
+    with open(SESSIONS) as f:
+        return {r[0]: (int(r[4]), int(r[6]), r[3])
+                for r in (line.split() for line in f.readlines()[1:])}
+
+
+def steady_cost(n, window):
+    """the sampler's ns a sample over @window s, once @n sessions sample"""
+    for _ in range(600):
+        if len(sessions_now()) >= n:
+            break
+        time.sleep(0.1)
+    a = sessions_now()
+    time.sleep(window)
+    b = sessions_now()
+    both = [k for k in a if k in b]
+    samples = sum(b[k][0] - a[k][0] for k in both)
+    cost = sum(b[k][1] - a[k][1] for k in both)
+    return len(both), round(cost / samples) if samples else '', \
+        b[both[0]][2] if both else ''
+
+
 def scale(cpus):
     counts = [1, 4] if SMOKE else [1, 4, 16, 64]
-    secs = 1 if SMOKE else 3
+    window = 1 if SMOKE else 3
     for n in counts:
         ps = [subprocess.Popen([TOOL, 'record', '--interval', '10',
-                                '--duration', str(secs)],
+                                '--duration', '3600'],
                                stdout=subprocess.DEVNULL) for _ in range(n)]
-        time.sleep(secs - 0.4)
-        with open(SESSIONS) as f:
-            rows = [line.split() for line in f.readlines()[1:]]
+        seen, ns, _ = steady_cost(n, window)
+        for p in ps:
+            p.terminate()
         for p in ps:
             p.wait()
-        samples = sum(int(r[4]) for r in rows)
-        cost = sum(int(r[6]) for r in rows)
-        emit('scale', cpus=cpus, sessions=len(rows), netdevs=0,
-             sampler_ns=round(cost / samples))
+        emit('scale', cpus=cpus, sessions=seen, netdevs=0, sampler_ns=ns)
     devs = [0, 1, 4] if SMOKE else [0, 1, 4, 16]
     subprocess.run('for i in $(seq 16); do ip link add kpmb$i type veth '
                    'peer name kpmc$i; ip link set kpmb$i up; '
                    'ip link set kpmc$i up; done', shell=True, check=True)
     for d in devs:
-        args = [TOOL, 'record', '--interval', '10', '--duration', str(secs)]
+        args = [TOOL, 'record', '--interval', '10', '--duration', '3600']
         for i in range(1, d + 1):
             args += ['--ifname', f'kpmb{i}']
         p = subprocess.Popen(args, stdout=subprocess.DEVNULL)
-        time.sleep(secs - 0.4)
-        row = last_session()
+        seen, ns, size = steady_cost(1, window)
+        p.terminate()
         p.wait()
-        emit('scale', cpus=cpus, sessions=1, netdevs=d,
-             sampler_ns=round(int(row[6]) / int(row[4])),
-             sample_bytes=row[3])
+        emit('scale', cpus=cpus, sessions=seen, netdevs=d, sampler_ns=ns,
+             sample_bytes=size)
     subprocess.run('for i in $(seq 16); do ip link del kpmb$i; done',
                    shell=True)
 

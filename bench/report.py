@@ -124,25 +124,32 @@ def main():
     by = {}
     for r in cost:
         by.setdefault(int(r['cpus']), {})[r['method']] = r
-    print('Cost per sample (CPU time, microseconds) against vCPUs')
-    rows, series = [], {'K sampler': [], 'K sampler + record': [],
+    # record formats 7 lines a sample (6 for the first, 3 more with
+    # netdevs: cost runs sample lo), at the rate the format run measured
+    fmt_ns = {int(r['cpus']): 7e9 / float(r['tool_lines_per_s'])
+              for r in t.get('format', [])}
+    print('Cost per sample (CPU time, microseconds) against vCPUs. K '
+          'total is the sampler and record; K read is that without '
+          'formatting the lines (U2 formats none).')
+    rows, series = [], {'K sampler': [], 'K read': [], 'K total': [],
                         'U2 pread': [], 'U1 shell + python': []}
     for n in sorted(by):
         k, u2, u1 = by[n].get('K'), by[n].get('U2'), by[n].get('U1')
         if not (k and u2 and u1):
             continue
         ks, kt = float(k['sampler_ns']), float(k['per_sample_ns'])
+        kr = kt - fmt_ns.get(n, 0)
         u2n, u1n = float(u2['per_sample_ns']), float(u1['per_sample_ns'])
         rows.append([n, us(ks), us(k['traced_ns']) + ' (p50 ' +
                      us(k['traced_p50_ns']) + ')', us(k['record_ns']),
-                     us(kt), us(u2n), us(u1n), f'{u2n / kt:.1f}x',
-                     f'{u1n / kt:.0f}x', f'{u2n / ks:.1f}x',
-                     f'{u1n / ks:.0f}x', k['sample_bytes']])
-        for name, v in zip(series, (ks, kt, u2n, u1n)):
+                     us(kr), us(kt), us(u2n), us(u1n),
+                     f'{u2n / ks:.1f}x', f'{u2n / kr:.1f}x',
+                     f'{u1n / kt:.0f}x', k['sample_bytes']])
+        for name, v in zip(series, (ks, kr, kt, u2n, u1n)):
             series[name].append((n, v / 1000))
-    table(['vCPUs', 'K sampler', 'K sampler (ftrace)', 'K record',
-           'K total', 'U2', 'U1', 'U2/K total', 'U1/K total',
-           'U2/K sampler', 'U1/K sampler', 'bytes/sample'], rows)
+    table(['vCPUs', 'K sampler', 'K sampler (ftrace: mean, p50)',
+           'K record', 'K read', 'K total', 'U2', 'U1', 'U2/K sampler',
+           'U2/K read', 'U1/K total', 'bytes/sample'], rows)
     for name, s in series.items():
         sl = slope(s)
         if sl is not None and len(s) > 1:
@@ -189,14 +196,18 @@ def main():
     if per:
         write_csv(os.path.join(out, 'perturb.csv'), per)
         none = next((r for r in per if r['monitor'] == 'none'), None)
-        print('Perturbation: medians of the interleaved runs, against no '
-              'monitor')
+        print('Perturbation: the interleaved runs against no monitor; '
+              'the loop by its median and its fastest run, iperf3 by its '
+              'median')
         table(['vCPUs', 'monitor', 'interval', 'CPU-bound loop (s)',
-               'slowdown', 'iperf3 (Gbit/s)', 'change'],
+               'slowdown', 'fastest (s)', 'slowdown', 'iperf3 (Gbit/s)',
+               'change'],
               [[r['cpus'], r['monitor'], (r['interval_ms'] + ' ms')
                 if r['interval_ms'] else '-',
                 f'{int(r["spin_ns"]) / 1e9:.3f}',
                 f'{100 * (int(r["spin_ns"]) / int(none["spin_ns"]) - 1):+.2f}%',
+                f'{int(r["spin_min_ns"]) / 1e9:.3f}',
+                f'{100 * (int(r["spin_min_ns"]) / int(none["spin_min_ns"]) - 1):+.2f}%',
                 r['iperf3_gbps'],
                 f'{100 * (float(r["iperf3_gbps"]) / float(none["iperf3_gbps"]) - 1):+.1f}%']
                for r in per])
