@@ -239,6 +239,139 @@ nla_put_failure:
 	die("out of memory");
 }
 
+/* ---- raw samples as JSON --------------------------------------------- */
+
+/*
+ * The keys of a netdev in dump: its counters, then "gone" and "ifindex";
+ * dev_key_order lists them in sort_keys order (dev_keys_sort()).
+ */
+#define DEV_KEY_GONE	KPM_DEV_NR_STATS
+#define DEV_KEY_IFINDEX	(KPM_DEV_NR_STATS + 1)
+#define DEV_NR_KEYS	(KPM_DEV_NR_STATS + 2)
+static int dev_key_order[DEV_NR_KEYS];
+
+static const char *dev_key_name(int k)
+{
+	if (k == DEV_KEY_GONE)
+		return "gone";
+	if (k == DEV_KEY_IFINDEX)
+		return "ifindex";
+	return kpm_dev_stat_names[k];
+}
+
+static int cmp_dev_key(const void *a, const void *b)
+{
+	return strcmp(dev_key_name(*(const int *)a),
+		      dev_key_name(*(const int *)b));
+}
+
+/* the keys of a netdev in sort_keys order, once */
+static void dev_keys_sort(void)
+{
+	static bool sorted;
+	int k;
+
+	if (sorted)
+		return;
+	for (k = 0; k < DEV_NR_KEYS; k++)
+		dev_key_order[k] = k;
+	qsort(dev_key_order, DEV_NR_KEYS, sizeof(int), cmp_dev_key);
+	sorted = true;
+}
+
+/* One raw sample of session @s as a JSON object, as dump prints it. */
+static void sample_json(struct jw *w, const struct session *s,
+			const struct sample *smp)
+{
+	uint32_t c;
+	unsigned int i;
+
+	dev_keys_sort();
+	jw_obj_start(w);
+	jw_key(w, "cost");
+	jw_uint(w, smp->cost);
+	jw_key(w, "cpus");
+	jw_arr_start(w);
+	for (c = 0; c < s->cpus; c++) {
+		const struct cpu_stats *cs = &smp->cpu[c];
+
+		if (!cs->present) {
+			jw_null(w);
+			continue;
+		}
+		jw_obj_start(w);
+		/* sort_keys order */
+		jw_key(w, "guest");
+		jw_uint(w, cs->t[T_GUEST]);
+		jw_key(w, "guest_nice");
+		jw_uint(w, cs->t[T_GUEST_NICE]);
+		jw_key(w, "idle");
+		jw_uint(w, cs->t[T_IDLE]);
+		jw_key(w, "iowait");
+		jw_uint(w, cs->t[T_IOWAIT]);
+		jw_key(w, "irq");
+		jw_uint(w, cs->t[T_IRQ]);
+		jw_key(w, "nice");
+		jw_uint(w, cs->t[T_NICE]);
+		jw_key(w, "online");
+		jw_bool(w, cs->online);
+		jw_key(w, "softirq");
+		jw_uint(w, cs->t[T_SOFTIRQ]);
+		jw_key(w, "steal");
+		jw_uint(w, cs->t[T_STEAL]);
+		jw_key(w, "system");
+		jw_uint(w, cs->t[T_SYSTEM]);
+		jw_key(w, "user");
+		jw_uint(w, cs->t[T_USER]);
+		jw_obj_end(w);
+	}
+	jw_arr_end(w);
+	jw_key(w, "devs");
+	jw_arr_start(w);
+	for (i = 0; i < smp->ndevs; i++) {
+		const struct dev_stats *ds = &smp->dev[i];
+		int n;
+
+		jw_obj_start(w);
+		for (n = 0; n < DEV_NR_KEYS; n++) {
+			int k = dev_key_order[n];
+
+			if (k == DEV_KEY_GONE) {
+				jw_key(w, "gone");
+				jw_bool(w, ds->gone);
+			} else if (k == DEV_KEY_IFINDEX) {
+				jw_key(w, "ifindex");
+				jw_uint(w, ds->ifindex);
+			} else if (!ds->gone) {
+				jw_key(w, kpm_dev_stat_names[k]);
+				jw_uint(w, ds->v[k]);
+			}
+		}
+		jw_obj_end(w);
+	}
+	jw_arr_end(w);
+	jw_key(w, "seq");
+	jw_uint(w, smp->seq);
+	jw_key(w, "session");
+	jw_uint(w, s->id);
+	jw_key(w, "time");
+	jw_uint(w, smp->time);
+	jw_obj_end(w);
+}
+
+/* @smp as a line of its own on @f */
+static void sample_json_line(FILE *f, const struct session *s,
+			     const struct sample *smp)
+{
+	struct jw w;
+
+	jw_init(&w, f);
+	sample_json(&w, s, smp);
+	fputc('\n', f);
+	if (w.error)
+		die("internal error: a sample as JSON");
+}
+
 /* ---- record ----------------------------------------------------------- */
 
 static volatile sig_atomic_t stop_signal;
@@ -354,6 +487,7 @@ static void spool_sample(struct drain *d, const struct sample *smp)
 		die("cannot spool a sample: %s", strerror(errno));
 }
 
+/* the spooled samples into metric lines, or with @r NULL raw as dump's */
 static void unspool(FILE *f, struct record *r, const struct session *s)
 {
 	struct sample smp;
@@ -370,7 +504,10 @@ static void unspool(FILE *f, struct record *r, const struct session *s)
 		    fread(cpu, sizeof(*cpu), s->cpus, f) != s->cpus)
 			die("cannot read a spooled sample back");
 		smp.cpu = cpu;
-		record_add(r, &smp, s->ndevs);
+		if (r)
+			record_add(r, &smp, s->ndevs);
+		else
+			sample_json_line(stdout, s, &smp);
 	}
 	free(cpu);
 }
@@ -417,6 +554,8 @@ static const char record_usage[] =
 "  -t, --time-base NS    CLOCK_MONOTONIC ns that time 0 stands for\n"
 "                        (default: when recording starts)\n"
 "  -d, --duration S      record for S seconds, fractions allowed\n"
+"      --raw             print the raw samples as dump does, one JSON\n"
+"                        object a line, instead of the metric lines\n"
 "  -h, --help            this text\n"
 "\n"
 "SIGINT and SIGTERM end recording (and are passed on to COMMAND). With\n"
@@ -435,6 +574,7 @@ static int do_record(int argc, char **argv)
 		{ "host", required_argument, NULL, 'H' },
 		{ "time-base", required_argument, NULL, 't' },
 		{ "duration", required_argument, NULL, 'd' },
+		{ "raw", no_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
@@ -443,8 +583,8 @@ static int do_record(int argc, char **argv)
 	int opt, status = 0, rc = 0;
 	const char *host = "local";
 	uint64_t time_base = 0;
+	bool have_base = false, raw = false;
 	struct record r;
-	bool have_base = false;
 	FILE *spool;
 	uint32_t ring = 256;
 	unsigned int ndevs = 0;
@@ -478,6 +618,9 @@ static int do_record(int argc, char **argv)
 		case 'd':
 			duration = llround(parse_positive("--duration", optarg) *
 					   NSEC_PER_SEC);
+			break;
+		case 'R':
+			raw = true;
 			break;
 		case 'h':
 			fputs(record_usage, stdout);
@@ -555,13 +698,18 @@ static int do_record(int argc, char **argv)
 	if (s.samples > s.ring_size + d.cursor)
 		d.lost += s.samples - s.ring_size - d.cursor;
 
-	for (m = 0; m < M_NR; m++)
-		if (m < M_NIC_RX_DROPPED || s.ndevs)
-			if (print_policy(stdout, m))
-				die("internal error: a policy line");
-	if (record_init(&r, host, time_base, s.cpus, stdout))
-		die("out of memory");
-	unspool(spool, &r, &s);
+	if (raw) {
+		unspool(spool, NULL, &s);
+		memset(&r, 0, sizeof(r));
+	} else {
+		for (m = 0; m < M_NR; m++)
+			if (m < M_NIC_RX_DROPPED || s.ndevs)
+				if (print_policy(stdout, m))
+					die("internal error: a policy line");
+		if (record_init(&r, host, time_base, s.cpus, stdout))
+			die("out of memory");
+		unspool(spool, &r, &s);
+	}
 	if (d.lost || s.lost)
 		printf("# ksft-perfmon: %llu samples lost (kernel counted %llu): read more often or use a larger --ring\n",
 		       (unsigned long long)d.lost, (unsigned long long)s.lost);
@@ -721,115 +869,13 @@ static int do_show(int argc, char **argv)
 	return 0;
 }
 
-/*
- * The keys of a netdev in dump: its counters, then "gone" and "ifindex";
- * dev_key_order lists them in sort_keys order (set up by do_dump()).
- */
-#define DEV_KEY_GONE	KPM_DEV_NR_STATS
-#define DEV_KEY_IFINDEX	(KPM_DEV_NR_STATS + 1)
-#define DEV_NR_KEYS	(KPM_DEV_NR_STATS + 2)
-static int dev_key_order[DEV_NR_KEYS];
-
-static const char *dev_key_name(int k)
-{
-	if (k == DEV_KEY_GONE)
-		return "gone";
-	if (k == DEV_KEY_IFINDEX)
-		return "ifindex";
-	return kpm_dev_stat_names[k];
-}
-
-static int cmp_dev_key(const void *a, const void *b)
-{
-	return strcmp(dev_key_name(*(const int *)a),
-		      dev_key_name(*(const int *)b));
-}
-
+/* the sample_fn of dump: into the -j array, or a line each */
 static void dump_sample(struct drain *d, const struct sample *smp)
 {
-	uint32_t c;
-	unsigned int i;
-	struct jw line, *w = d->arg;
-
-	if (!w) {
-		jw_init(&line, stdout);
-		w = &line;
-	}
-	jw_obj_start(w);
-	jw_key(w, "cost");
-	jw_uint(w, smp->cost);
-	jw_key(w, "cpus");
-	jw_arr_start(w);
-	for (c = 0; c < d->s->cpus; c++) {
-		const struct cpu_stats *cs = &smp->cpu[c];
-
-		if (!cs->present) {
-			jw_null(w);
-			continue;
-		}
-		jw_obj_start(w);
-		/* sort_keys order */
-		jw_key(w, "guest");
-		jw_uint(w, cs->t[T_GUEST]);
-		jw_key(w, "guest_nice");
-		jw_uint(w, cs->t[T_GUEST_NICE]);
-		jw_key(w, "idle");
-		jw_uint(w, cs->t[T_IDLE]);
-		jw_key(w, "iowait");
-		jw_uint(w, cs->t[T_IOWAIT]);
-		jw_key(w, "irq");
-		jw_uint(w, cs->t[T_IRQ]);
-		jw_key(w, "nice");
-		jw_uint(w, cs->t[T_NICE]);
-		jw_key(w, "online");
-		jw_bool(w, cs->online);
-		jw_key(w, "softirq");
-		jw_uint(w, cs->t[T_SOFTIRQ]);
-		jw_key(w, "steal");
-		jw_uint(w, cs->t[T_STEAL]);
-		jw_key(w, "system");
-		jw_uint(w, cs->t[T_SYSTEM]);
-		jw_key(w, "user");
-		jw_uint(w, cs->t[T_USER]);
-		jw_obj_end(w);
-	}
-	jw_arr_end(w);
-	jw_key(w, "devs");
-	jw_arr_start(w);
-	for (i = 0; i < smp->ndevs; i++) {
-		const struct dev_stats *ds = &smp->dev[i];
-		int n;
-
-		jw_obj_start(w);
-		for (n = 0; n < DEV_NR_KEYS; n++) {
-			int k = dev_key_order[n];
-
-			if (k == DEV_KEY_GONE) {
-				jw_key(w, "gone");
-				jw_bool(w, ds->gone);
-			} else if (k == DEV_KEY_IFINDEX) {
-				jw_key(w, "ifindex");
-				jw_uint(w, ds->ifindex);
-			} else if (!ds->gone) {
-				jw_key(w, kpm_dev_stat_names[k]);
-				jw_uint(w, ds->v[k]);
-			}
-		}
-		jw_obj_end(w);
-	}
-	jw_arr_end(w);
-	jw_key(w, "seq");
-	jw_uint(w, smp->seq);
-	jw_key(w, "session");
-	jw_uint(w, d->s->id);
-	jw_key(w, "time");
-	jw_uint(w, smp->time);
-	jw_obj_end(w);
-	if (w != &line)
-		return;
-	putchar('\n');
-	if (w->error)
-		die("internal error: dump output");
+	if (d->arg)
+		sample_json(d->arg, d->s, smp);
+	else
+		sample_json_line(stdout, d->s, smp);
 }
 
 static int do_dump(int argc, char **argv)
@@ -877,10 +923,6 @@ static int do_dump(int argc, char **argv)
 		fputs(usage, stderr);
 		return EXIT_USAGE;
 	}
-	for (opt = 0; opt < DEV_NR_KEYS; opt++)
-		dev_key_order[opt] = opt;
-	qsort(dev_key_order, DEV_NR_KEYS, sizeof(int), cmp_dev_key);
-
 	kpm_nl_open(&nl);
 	if (session_get(&nl, id, &s))
 		return EXIT_ERROR;
