@@ -10,7 +10,11 @@
 #
 # usage: vm.sh --kernel VMLINUZ --modules DIR [--smp N] [--mem MB]
 #              [--timeout S] [--boot-timeout S] [--system-map FILE]
-#              [--kvm] -- COMMAND [ARGS...]
+#              [--e1000e N] [--append ARGS] [--kvm] -- COMMAND [ARGS...]
+#
+# --e1000e N gives the guest N emulated Intel 82574L NICs on one QEMU hub
+# (frames from one reach all the others, and nothing else: no host
+# networking); --append adds to the kernel's command line.
 
 set -euo pipefail
 
@@ -20,7 +24,7 @@ usage() {
 }
 
 kernel= modules= smp=2 mem=2048 timeout=900 boot_timeout=480 accel=tcg
-sysmap=
+sysmap= e1000e=0 append=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kernel) kernel=$2; shift 2 ;;
@@ -30,6 +34,8 @@ while [ $# -gt 0 ]; do
 	--timeout) timeout=$2; shift 2 ;;
 	--boot-timeout) boot_timeout=$2; shift 2 ;;
 	--system-map) sysmap=$2; shift 2 ;;
+	--e1000e) e1000e=$2; shift 2 ;;
+	--append) append=$2; shift 2 ;;
 	--kvm) accel=kvm; shift ;;
 	--) shift; break ;;
 	*) usage ;;
@@ -125,9 +131,13 @@ cpu=max,la57=off
 qemu=(qemu-system-x86_64 -accel "$accel" -cpu "$cpu" -smp "$smp" -m "$mem"
       -nographic -no-reboot -nic none
       -kernel "$kernel" -initrd "$work/initrd.gz"
-      -append "console=ttyS0 rdinit=/init panic=-1 loglevel=4 quiet nokaslr"
+      -append "console=ttyS0 rdinit=/init panic=-1 loglevel=4 quiet nokaslr${append:+ $append}"
       -virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"
       -virtfs "local,path=$top,mount_tag=kpmtree,security_model=none,readonly=on,multidevs=remap")
+for ((i = 0; i < e1000e; i++)); do
+	qemu+=(-netdev "hubport,id=hub$i,hubid=0"
+	       -device "e1000e,netdev=hub$i,mac=52:54:00:00:00:$((10 + i)),romfile=")
+done
 
 # A guest that has not finished in time says where it is (vm-where.py)
 # before it is stopped. One that never reached /init, before anything of
