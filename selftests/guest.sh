@@ -2,18 +2,27 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The part of the suite that runs in the guest: loads the module, runs the
-# netlink tests and the two-host test, unloads the module. Every result is
-# a line "KPM-RESULT: pass|fail|skip NAME" for selftests/run.sh to count.
-# On a kernel with kmemleak, a last result says whether a scan after the
-# final rmmod found a leak the module allocated.
+# tests of one suite, unloads the module. Every result is a line
+# "KPM-RESULT: pass|fail|skip NAME" for selftests/run.sh to count. On a
+# kernel with kmemleak, a last result says whether a scan after the final
+# rmmod found a leak the module allocated.
 #
-# usage: guest.sh [MODULE [KSFT_DIR]]
+# usage: guest.sh [--suite main|drivers] [MODULE [KSFT_DIR]]
+#   main       (default) the netlink tests, the two-host tests, the
+#              helpers, robustness under load, hotplug and fuzzing
+#   drivers    drivers that lock in their stats: one vCPU, two e1000e
+#              on a QEMU hub and a bond (vm.sh --smp 1 --e1000e 2)
 #   MODULE     the module to test (default: ./ksft_perfmon.ko)
 #   KSFT_DIR   tools/testing/selftests of a kernel tree whose driver
 #              selftest library runs PerfMonitor (default: none, not run)
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
+suite=main
+if [ "${1:-}" = --suite ]; then
+	suite=$2
+	shift 2
+fi
 export KPM_MODULE=${1:-./ksft_perfmon.ko}
 KPM_KSFT=${2:-}
 kmemleak=/sys/kernel/debug/kmemleak
@@ -67,61 +76,76 @@ export -f kpm_insmod
 # objects allocated before the tests are not ours
 [ -w "$kmemleak" ] && echo clear > "$kmemleak"
 
-step module.insmod kpm_insmod
-run nl selftests/ksft_perfmon_nl_test
-run e2e selftests/e2e_two_hosts.sh
-# the helpers in selftests: the kernel's driver selftest library with
-# PerfMonitor (veth and netns; netdevsim where the kernel has it), and a
-# bash test with the shell helper
-if [ -n "$KPM_KSFT" ]; then
-	run drv_veth selftests/drv_env.sh veth "$KPM_KSFT"
-	run drv_nsim selftests/drv_env.sh nsim "$KPM_KSFT"
-else
-	echo "KPM-RESULT: skip drv.no_selftest_library_given"
-fi
-sh_perfmon() {
-	local out rc
-	out=$(mktemp)
-	selftests/sh_perfmon.sh > "$out" 2>&1
-	rc=$?
-	grep -v 'ktap-metric' "$out" | sed 's/^/# /'
-	python3 selftests/check_drv_output.py "$out" perfmon_sh || rc=1
-	rm -f "$out"
-	return "$rc"
+suite_main() {
+	step module.insmod kpm_insmod
+	run nl selftests/ksft_perfmon_nl_test
+	run e2e selftests/e2e_two_hosts.sh
+	# the helpers in selftests: the kernel's driver selftest library with
+	# PerfMonitor (veth and netns; netdevsim where the kernel has it), and a
+	# bash test with the shell helper
+	if [ -n "$KPM_KSFT" ]; then
+		run drv_veth selftests/drv_env.sh veth "$KPM_KSFT"
+		run drv_nsim selftests/drv_env.sh nsim "$KPM_KSFT"
+	else
+		echo "KPM-RESULT: skip drv.no_selftest_library_given"
+	fi
+	sh_perfmon() {
+		local out rc
+		out=$(mktemp)
+		selftests/sh_perfmon.sh > "$out" 2>&1
+		rc=$?
+		grep -v 'ktap-metric' "$out" | sed 's/^/# /'
+		python3 selftests/check_drv_output.py "$out" perfmon_sh || rc=1
+		rm -f "$out"
+		return "$rc"
+	}
+	run sh sh_perfmon
+	# the live view in tmux, its screen checked against a pinned busy loop
+	# and paced UDP on lo
+	run top /usr/bin/python3 selftests/top_tmux_test.py
+	step module.rmmod rmmod ksft_perfmon
+	# record under CPU hotplug, at 1 kHz for a minute, with a stalled reader
+	step module.insmod_for_record kpm_insmod
+	run record /usr/bin/python3 selftests/record_robustness.py
+	step module.rmmod_after_record rmmod ksft_perfmon
+	# 100,000 mutated requests; the kernel's log is checked after the run
+	step module.insmod_for_fuzz kpm_insmod
+	run nl_fuzz selftests/nl_fuzz --seed "${KPM_FUZZ_SEED:-1}" --count 100000
+	step module.rmmod_after_fuzz rmmod ksft_perfmon
+	# 200 rounds of rmmod while sessions sample, a dump is half read and a
+	# thread waits in recv()
+	run rmmod_race selftests/rmmod_race "$KPM_MODULE" 200
+	# a load-time session, and rmmod while it samples
+	step module.param_session bash -c '
+		kpm_insmod ifindex=1 interval_ms=10 &&
+		sleep 0.2 &&
+		grep -q "^1 10000000 128 .* 1$" /sys/kernel/debug/ksft_perfmon/sessions &&
+		rmmod ksft_perfmon'
+	step tool.dump_is_sorted_json bash -c '
+		kpm_insmod ifindex=1 interval_ms=20 && sleep 0.2 &&
+		tools/ksft-perfmon-nl dump --id 1 | python3 selftests/check_dump.py &&
+		rmmod ksft_perfmon'
+	# the kernel's YNL CLI (7.3's, of the same source tree) on our spec alone,
+	# and the tool's -j and -p, on a load-time session
+	if [ -n "$KPM_KSFT" ]; then
+		step module.insmod_for_ynl kpm_insmod ifindex=1 interval_ms=10
+		run ynl /usr/bin/python3 selftests/ynl_cli_test.py "$KPM_KSFT/../../.."
+		step module.rmmod_after_ynl rmmod ksft_perfmon
+	fi
 }
-run sh sh_perfmon
-# the live view in tmux, its screen checked against a pinned busy loop
-# and paced UDP on lo
-run top /usr/bin/python3 selftests/top_tmux_test.py
-step module.rmmod rmmod ksft_perfmon
-# record under CPU hotplug, at 1 kHz for a minute, with a stalled reader
-step module.insmod_for_record kpm_insmod
-run record /usr/bin/python3 selftests/record_robustness.py
-step module.rmmod_after_record rmmod ksft_perfmon
-# 100,000 mutated requests; the kernel's log is checked after the run
-step module.insmod_for_fuzz kpm_insmod
-run nl_fuzz selftests/nl_fuzz --seed "${KPM_FUZZ_SEED:-1}" --count 100000
-step module.rmmod_after_fuzz rmmod ksft_perfmon
-# 200 rounds of rmmod while sessions sample, a dump is half read and a
-# thread waits in recv()
-run rmmod_race selftests/rmmod_race "$KPM_MODULE" 200
-# a load-time session, and rmmod while it samples
-step module.param_session bash -c '
-	kpm_insmod ifindex=1 interval_ms=10 &&
-	sleep 0.2 &&
-	grep -q "^1 10000000 128 .* 1$" /sys/kernel/debug/ksft_perfmon/sessions &&
-	rmmod ksft_perfmon'
-step tool.dump_is_sorted_json bash -c '
-	kpm_insmod ifindex=1 interval_ms=20 && sleep 0.2 &&
-	tools/ksft-perfmon-nl dump --id 1 | python3 selftests/check_dump.py &&
-	rmmod ksft_perfmon'
-# the kernel's YNL CLI (7.3's, of the same source tree) on our spec alone,
-# and the tool's -j and -p, on a load-time session
-if [ -n "$KPM_KSFT" ]; then
-	step module.insmod_for_ynl kpm_insmod ifindex=1 interval_ms=10
-	run ynl /usr/bin/python3 selftests/ynl_cli_test.py "$KPM_KSFT/../../.."
-	step module.rmmod_after_ynl rmmod ksft_perfmon
-fi
+
+# drivers that take a lock in ndo_get_stats64, sampled at 1 ms on one vCPU
+suite_drivers() {
+	step module.insmod kpm_insmod
+	run drv_lock selftests/drv_lock.sh 20
+	step module.rmmod rmmod ksft_perfmon
+}
+
+case "$suite" in
+main) suite_main ;;
+drivers) suite_drivers ;;
+*) echo "KPM-RESULT: fail guest.unknown_suite_$suite" ;;
+esac
 
 # lockdep turns itself off after its first report, or when it runs out of
 # room: it must have watched the whole run

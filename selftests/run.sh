@@ -98,9 +98,31 @@ ksft_lib() {
 ksft=
 step setup.driver_selftest_library ksft_lib
 
-# one kernel: build the module against it, sparse, then the guest
+# one guest of the kernel that run_kernel set up, its results under PREFIX/
+guest() {	# PREFIX VM.SH-ARGS... -- COMMAND...
+	local prefix=$1 log vm_rc status name
+	shift
+	echo "== $prefix: guest"
+	log=$(mktemp)
+	scripts/vm.sh --kernel "$image" --modules "$modules" --mem "$mem" \
+		--timeout "$timeout" ${KPM_KVM:+--kvm} "$@" | tee "$log"
+	vm_rc=${PIPESTATUS[0]}
+	while read -r status name; do
+		result "$status" "$prefix/$name"
+	done < <(sed -n 's/^KPM-RESULT: \([a-z]*\) \(.*\)$/\1 \2/p' "$log")
+	# guest.sh always exits 0: anything else is a kernel report in dmesg
+	# (vm-guest.sh) or a guest that did not finish (vm.sh)
+	if [ "$vm_rc" -eq 0 ]; then
+		result pass "$prefix/guest.kernel_log_clean"
+	else
+		result fail "$prefix/guest.kernel_log_clean"
+	fi
+	rm -f "$log"
+}
+
+# one kernel: build the module against it, sparse, then its guests
 run_kernel() {	# NAME
-	local k=$1 kver image modules kdir mem timeout log vm_rc env
+	local k=$1 kver image modules kdir mem timeout env
 	local t0=$SECONDS t1 t2
 	echo "== $k: setting up"
 	if ! env=$(scripts/kernel.sh env "$k"); then
@@ -114,24 +136,13 @@ run_kernel() {	# NAME
 		{ result fail "$k/guest"; return; }
 	step "$k/check.sparse" scripts/kbuild.sh --sparse "$kdir" "$k"
 
-	echo "== $k: guest"
 	t2=$SECONDS
-	log=$(mktemp)
-	scripts/vm.sh --kernel "$image" --modules "$modules" --mem "$mem" \
-		--timeout "$timeout" --smp "${KPM_SMP:-4}" ${KPM_KVM:+--kvm} \
-		-- selftests/guest.sh "build/$k/ksft_perfmon.ko" ${ksft:+"$ksft"} | tee "$log"
-	vm_rc=${PIPESTATUS[0]}
-	while read -r status name; do
-		result "$status" "$k/$name"
-	done < <(sed -n 's/^KPM-RESULT: \([a-z]*\) \(.*\)$/\1 \2/p' "$log")
-	# guest.sh always exits 0: anything else is a kernel report in dmesg
-	# (vm-guest.sh) or a guest that did not finish (vm.sh)
-	if [ "$vm_rc" -eq 0 ]; then
-		result pass "$k/guest.kernel_log_clean"
-	else
-		result fail "$k/guest.kernel_log_clean"
-	fi
-	rm -f "$log"
+	# the main suite, on the default number of vCPUs
+	guest "$k" --smp "${KPM_SMP:-4}" -- \
+		selftests/guest.sh "build/$k/ksft_perfmon.ko" ${ksft:+"$ksft"}
+	# drivers that lock in their stats: one vCPU, two e1000e on a hub
+	guest "$k/drivers" --smp 1 --e1000e 2 -- \
+		selftests/guest.sh --suite drivers "build/$k/ksft_perfmon.ko"
 	times+=("$k: kernel $((t1 - t0)) s, module and sparse $((t2 - t1)) s, guest $((SECONDS - t2)) s")
 }
 

@@ -1,0 +1,138 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""The raw samples of selftests/drv_lock.sh, checked against what the
+kernel and iperf3 say on their own: KTAP, a result a check.
+
+--dir holds a.json and b.json (record --raw of host A: e1000e and bond0,
+and of host B: e1000e and bond1), sysfs (the e1000e counters read twice
+once the link was quiet, with CLOCK_MONOTONIC before each read) and
+iperf3.json (the client's report).
+"""
+
+import argparse
+import json
+import os
+
+results = []
+
+
+def check(name, ok, why=''):
+    results.append((name, bool(ok), why))
+
+
+def samples(path):
+    """The JSON lines of a record --raw, and its diagnostic lines."""
+    objs, notes = [], []
+    with open(path) as f:
+        for line in f:
+            line = line.rstrip('\n')
+            if line.startswith('#'):
+                notes.append(line)
+            elif line:
+                objs.append(json.loads(line))
+    return objs, notes
+
+
+def sysfs(path):
+    """{'a': [(clock, {stat: value})] * 2, 'b': ...} from the sysfs file."""
+    reads = {'a': [], 'b': []}
+    for line in open(path):
+        f = line.split()
+        if f[0] == 'clock':
+            clock = int(f[1])
+            for h in reads:
+                reads[h].append((clock, {}))
+        else:
+            reads[f[0]][-1][1][f[1]] = int(f[2])
+    return reads
+
+
+def series_in_order(host, objs):
+    seqs = [o['seq'] for o in objs]
+    times = [o['time'] for o in objs]
+    check(f'{host}.every_sample_in_order',
+          objs and seqs == list(range(seqs[0], seqs[0] + len(seqs))) and
+          all(b > a for a, b in zip(times, times[1:])),
+          f'{len(objs)} samples, seq {seqs[:1]}..{seqs[-1:]}')
+
+
+def counters_never_go_back(host, objs):
+    """Every counter of every netdev, raw, as the kernel gave it."""
+    back = []
+    for i in range(len(objs[0]['devs'])):
+        for k in objs[0]['devs'][i]:
+            if k in ('gone', 'ifindex'):
+                continue
+            vals = [o['devs'][i][k] for o in objs]
+            back += [(i, k, a, b) for a, b in zip(vals, vals[1:]) if b < a]
+    check(f'{host}.netdev_counters_never_go_back', not back, str(back[:3]))
+    check(f'{host}.no_netdev_gone',
+          not any(d['gone'] for o in objs for d in o['devs']))
+
+
+def equal_to_sysfs(host, objs, reads):
+    """The e1000e (the first netdev) of every sample taken after the first
+    sysfs read equals sysfs: the link is quiet, so both reads agree."""
+    (c0, r0), (_, r1) = reads
+    check(f'{host}.sysfs_quiet_between_reads', r0 == r1, f'{r0} {r1}')
+    after = [o for o in objs if o['time'] >= c0]
+    bad = [(o['seq'], k, o['devs'][0][k], v) for o in after
+           for k, v in r0.items() if o['devs'][0][k] != v]
+    check(f'{host}.e1000e_counters_equal_sysfs', after and not bad,
+          f'{len(after)} samples after the read; {bad[:3]}')
+    return r0
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--dir', required=True)
+    ap.add_argument('--secs', type=float, required=True)
+    ap.add_argument('--rc-a', type=int, required=True)
+    ap.add_argument('--rc-b', type=int, required=True)
+    args = ap.parse_args()
+
+    check('a.record_exit_status', args.rc_a == 0, f'exit {args.rc_a}')
+    check('b.record_exit_status', args.rc_b == 0, f'exit {args.rc_b}')
+    try:
+        reads = sysfs(os.path.join(args.dir, 'sysfs'))
+        iperf = json.load(open(os.path.join(args.dir, 'iperf3.json')))
+        received = iperf['end']['sum_received']['bytes']
+    except (OSError, ValueError, KeyError) as e:
+        check('workload_finished', False, str(e))
+        return report()
+    check('iperf3.transferred', received > 0, f'{received} bytes')
+
+    for host in ('a', 'b'):
+        objs, notes = samples(os.path.join(args.dir, f'{host}.json'))
+        for n in notes:
+            print(f'# {host}: {n}')
+        if len(objs) < 2:
+            check(f'{host}.samples', False, f'{len(objs)} samples')
+            continue
+        span = (objs[-1]['time'] - objs[0]['time']) / 1e9
+        print(f'# {host}: {len(objs)} samples over {span:.1f} s at 1 ms')
+        check(f'{host}.sampled_through_the_traffic', span >= args.secs,
+              f'{span:.1f} s')
+        series_in_order(host, objs)
+        counters_never_go_back(host, objs)
+        last = equal_to_sysfs(host, objs, reads[host])
+        # the frames carried at least iperf3's payload, both ways counted
+        first = objs[0]['devs'][0]
+        key = 'tx_bytes' if host == 'a' else 'rx_bytes'
+        check(f'{host}.e1000e_{key}_cover_iperf3',
+              last[key] - first[key] >= received,
+              f'{last[key] - first[key]} >= {received}')
+
+    return report()
+
+
+def report():
+    print(f'1..{len(results)}')
+    for i, (name, ok, why) in enumerate(results, 1):
+        print(f'{"ok" if ok else "not ok"} {i} {name}'
+              f'{"" if ok else " # " + why}')
+    return 0 if all(ok for _, ok, _ in results) else 1
+
+
+if __name__ == '__main__':
+    raise SystemExit(main())

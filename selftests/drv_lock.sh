@@ -1,0 +1,138 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Drivers whose ndo_get_stats64 takes a spinlock that their own process
+# context takes too, sampled at 1 ms while that process context runs. The
+# guest has one vCPU and two emulated e1000e NICs on a QEMU hub (vm.sh
+# --smp 1 --e1000e 2): one NIC in each of two netns, iperf3 between them,
+# and a bond over veth beside them. While both hosts record, readers of
+# the same stats loop: /proc/net/dev (e1000e's and bonding's
+# ndo_get_stats64), ethtool -S (e1000e's stats lock) and ip -s link
+# (rtnetlink). e1000e's own watchdog work takes its stats lock every two
+# seconds. A sampler that called them from softirq would deadlock the CPU
+# (e1000e, bonding) or make lockdep report inconsistent lock usage.
+#
+# selftests/check_drv_lock.py then checks the raw samples: every one
+# there, in order, counters that never go back, the e1000e counters equal
+# to sysfs once the link is quiet, and iperf3's bytes within them.
+#
+# usage: drv_lock.sh [SECONDS]    (default 20 of traffic)
+
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+tool=$top/tools/ksft-perfmon-nl
+secs=${1:-20}
+out=$(mktemp -d)
+A=kpm-drv-a B=kpm-drv-b
+pids=()
+
+cleanup() {
+	local p
+	for p in "${pids[@]}"; do
+		kill -- "-$p" 2>/dev/null || kill "$p" 2>/dev/null
+	done
+	wait 2>/dev/null
+	ip netns del $A 2>/dev/null
+	ip netns del $B 2>/dev/null
+	rm -rf "$out"
+}
+trap cleanup EXIT
+
+bail() {
+	echo "1..1"
+	echo "not ok 1 drv_lock.setup # $*"
+	exit 1
+}
+
+# modules on Debian's kernels, built in on the debug kernel
+modprobe -q e1000e 2>/dev/null
+modprobe -q bonding 2>/dev/null
+nics=()
+for d in /sys/class/net/*; do
+	[ "$(basename "$(readlink "$d/device/driver" 2>/dev/null)")" = e1000e ] &&
+		nics+=("$(basename "$d")")
+done
+[ ${#nics[@]} -eq 2 ] || bail "want 2 e1000e NICs (vm.sh --e1000e 2), have ${#nics[@]}"
+e0=${nics[0]} e1=${nics[1]}
+command -v ethtool > /dev/null || bail "no ethtool"
+
+ip netns add $A && ip netns add $B || bail "ip netns add"
+for ns in $A $B; do
+	ip netns exec $ns sysctl -qw net.ipv6.conf.all.disable_ipv6=1
+	ip netns exec $ns sysctl -qw net.ipv6.conf.default.disable_ipv6=1
+	ip -n $ns link set lo up
+done
+ip link set "$e0" netns $A && ip link set "$e1" netns $B ||
+	bail "moving the e1000e NICs"
+ip -n $A addr add 192.0.2.1/24 dev "$e0" && ip -n $A link set "$e0" up &&
+ip -n $B addr add 192.0.2.2/24 dev "$e1" && ip -n $B link set "$e1" up ||
+	bail "e1000e addresses"
+# bond0 in A and bond1 in B, each over two veth of a pair
+ip -n $A link add bond0 type bond mode balance-rr &&
+ip -n $B link add bond1 type bond mode balance-rr || bail "no bonding"
+for i in 0 1; do
+	ip -n $A link add vb$i type veth peer name vp$i netns $B &&
+	ip -n $A link set vb$i master bond0 &&
+	ip -n $B link set vp$i master bond1 || bail "bond slaves"
+done
+ip -n $A addr add 198.18.0.1/24 dev bond0 && ip -n $A link set bond0 up &&
+ip -n $B addr add 198.18.0.2/24 dev bond1 && ip -n $B link set bond1 up ||
+	bail "bond addresses"
+
+# e1000e's watchdog raises the carrier a moment after the link is up
+for ((i = 0; i < 100; i++)); do
+	[ "$(ip netns exec $A cat /sys/class/net/"$e0"/carrier 2>/dev/null)" = 1 ] &&
+	[ "$(ip netns exec $B cat /sys/class/net/"$e1"/carrier 2>/dev/null)" = 1 ] &&
+		break
+	sleep 0.1
+done
+ip netns exec $A ping -q -c 1 -W 5 192.0.2.2 > /dev/null ||
+	bail "no traffic over the e1000e pair"
+
+bg() {	# NETNS COMMAND...: in a process group of its own, for cleanup
+	local ns=$1
+	shift
+	setsid ip netns exec "$ns" "$@" > /dev/null 2>&1 &
+	pids+=($!)
+}
+bg $B iperf3 -s -B 192.0.2.2
+bg $A sh -c 'while :; do cat /proc/net/dev; done'
+bg $B sh -c 'while :; do cat /proc/net/dev; done'
+bg $A sh -c "while :; do ethtool -S $e0; done"
+bg $B sh -c "while :; do ethtool -S $e1; done"
+bg $A sh -c 'while :; do ip -s -s link show; done'
+bg $A ping -q -i 0.01 198.18.0.2
+sleep 1
+
+# B records until A's workload is over; A's workload is the traffic, then
+# a quiet e1000e link read twice through sysfs with the clock around it
+ip netns exec $B "$tool" record --raw --ifname "$e1" --ifname bond1 \
+	--interval 1 --ring 16384 --duration 36000 > "$out/b.json" 2> "$out/b.err" &
+rec_b=$!
+workload() {
+	local i s
+	iperf3 -c 192.0.2.2 -t "$SECS" -J > "$OUT/iperf3.json" || return 1
+	sleep 0.5
+	for i in 0 1; do
+		echo "clock $("$TOOL" clock)"
+		for s in rx_packets tx_packets rx_bytes tx_bytes; do
+			echo "a $s $(cat "/sys/class/net/$E0/statistics/$s")"
+			echo "b $s $(ip netns exec "$B" cat "/sys/class/net/$E1/statistics/$s")"
+		done
+	done > "$OUT/sysfs"
+	sleep 0.1
+}
+export -f workload
+export E0=$e0 E1=$e1 B SECS=$secs OUT=$out TOOL=$tool
+ip netns exec $A "$tool" record --raw --ifname "$e0" --ifname bond0 \
+	--interval 1 --ring 16384 -- bash -c workload > "$out/a.json" 2> "$out/a.err"
+rc_a=$?
+kill -TERM $rec_b
+wait $rec_b
+rc_b=$?
+for f in a.err b.err; do
+	sed "s/^/# $f: /" "$out/$f"
+done
+
+python3 "$top/selftests/check_drv_lock.py" --dir "$out" --secs "$secs" \
+	--rc-a "$rc_a" --rc-b "$rc_b"
