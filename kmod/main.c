@@ -59,10 +59,13 @@ static int __init kpm_start_param_session(void)
 }
 
 /**
- * kpm_init() - register the family and debugfs; start the load-time session
+ * kpm_init() - start the load-time session, then open the module to users
  *
- * Context: process (module load). The netdev notifier is registered
- * before the family, so no session can exist without it.
+ * Context: process (module load). The netdev notifier comes first, so no
+ * session can exist without it; the generic netlink family comes last,
+ * once nothing can fail: a family registered by a load that then fails
+ * would let a dump begin in a module about to be freed (a dump holds a
+ * reference to the module, and a failed load does not wait for it).
  * Return: 0 or a negative errno, with nothing left registered.
  */
 static int __init kpm_init(void)
@@ -73,20 +76,21 @@ static int __init kpm_init(void)
 	if (err)
 		return err;
 
-	err = kpm_nl_init();
+	err = kpm_start_param_session();
 	if (err)
 		goto err_session_exit;
 
-	err = kpm_start_param_session();
-	if (err)
-		goto err_nl_exit;
-
 	kpm_debugfs_init();
+
+	err = kpm_nl_init();
+	if (err)
+		goto err_debugfs_exit;
 	return 0;
 
-err_nl_exit:
-	kpm_nl_exit();
+err_debugfs_exit:
+	kpm_debugfs_exit();
 err_session_exit:
+	/* destroys the load-time session, if there is one */
 	kpm_session_exit();
 	return err;
 }
@@ -94,14 +98,14 @@ err_session_exit:
 /**
  * kpm_exit() - unregister everything and destroy the sessions left
  *
- * Context: process (module unload). The family is unregistered first, so
- * no request or dump runs any more; netlink holds a module reference
- * while a dump is pending, so there is none.
+ * Context: process (module unload), in the reverse order of kpm_init().
+ * The family goes first, so no request or dump runs any more; netlink
+ * holds a module reference while a dump is pending, so there is none.
  */
 static void __exit kpm_exit(void)
 {
-	kpm_debugfs_exit();
 	kpm_nl_exit();
+	kpm_debugfs_exit();
 	/* destroys the sessions left, the load-time one among them */
 	kpm_session_exit();
 }
