@@ -325,8 +325,10 @@ def perturb(cpus):
 def sessions_now():
     """{id: (samples, cost_ns, sample_size)} from debugfs"""
     with open(SESSIONS) as f:
-        return {r[0]: (int(r[4]), int(r[6]), r[3])
-                for r in (line.split() for line in f.readlines()[1:])}
+        head, *rows = [line.split() for line in f.readlines()]
+    c = {k: i for i, k in enumerate(head)}
+    return {r[c['id']]: (int(r[c['samples']]), int(r[c['cost_ns']]),
+                         r[c['sample_size']]) for r in rows}
 
 
 def steady_cost(n, window):

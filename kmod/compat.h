@@ -39,15 +39,17 @@ kpm_hrtimer_setup(struct hrtimer *timer,
  * and 7.3), which also dropped get_idle_time() from /proc/stat. Before it,
  * /proc/stat took an online CPU's idle and iowait time from the NOHZ
  * accounting, in microseconds, as this shim does; get_cpu_*_time_us()
- * return -1 when NOHZ is off.
+ * return -1 when NOHZ is off. @online is the caller's one reading of
+ * cpu_online(), so that a sample's CPU agrees with itself.
  */
 #if LINUX_VERSION_CODE < KERNEL_VERSION(7, 2, 0)
-static inline void kpm_kcpustat_fetch(struct kernel_cpustat *kcs, int cpu)
+static inline void kpm_kcpustat_fetch(struct kernel_cpustat *kcs, int cpu,
+				      bool online)
 {
 	u64 us;
 
 	kcpustat_cpu_fetch(kcs, cpu);
-	if (!cpu_online(cpu))
+	if (!online)
 		return;
 	us = get_cpu_idle_time_us(cpu, NULL);
 	if (us != -1ULL)
@@ -57,7 +59,11 @@ static inline void kpm_kcpustat_fetch(struct kernel_cpustat *kcs, int cpu)
 		kcs->cpustat[CPUTIME_IOWAIT] = us * NSEC_PER_USEC;
 }
 #else
-#define kpm_kcpustat_fetch kcpustat_cpu_fetch
+static inline void kpm_kcpustat_fetch(struct kernel_cpustat *kcs, int cpu,
+				      bool online)
+{
+	kcpustat_cpu_fetch(kcs, cpu);
+}
 #endif
 
 #endif /* _KSFT_PERFMON_COMPAT_H */

@@ -5,6 +5,7 @@
  */
 
 #include <linux/debugfs.h>
+#include <linux/mm.h>
 #include <linux/seq_file.h>
 
 #include "kpm.h"
@@ -29,104 +30,218 @@ static const char * const kpm_cpu_time_names[KPM_CPU_NR_TIMES] = {
  * @m: the seq_file of the open file
  * @v: unused (single_open())
  *
- * Context: process. Takes kpm_mutex, then each session's lock with
- * spin_lock_bh(), against the sampler.
+ * Context: process. Takes kpm_mutex, then each session's lock for its
+ * counters.
  * Return: 0.
  */
 static int kpm_sessions_show(struct seq_file *m, void *v)
 {
+	u64 samples, lost, missed, cost;
 	struct kpm_session *s;
 	unsigned long id;
 	u32 i;
 
-	seq_puts(m, "id interval_ns ring_size sample_size samples lost cost_ns portid ifindex\n");
+	seq_puts(m, "id interval_ns ring_size sample_size samples lost missed cost_ns portid ifindex\n");
 	mutex_lock(&kpm_mutex);
 	xa_for_each(&kpm_sessions, id, s) {
-		spin_lock_bh(&s->lock);
-		seq_printf(m, "%u %llu %u %u %llu %llu %llu %u", s->id,
+		spin_lock(&s->lock);
+		samples = s->head;
+		lost = s->lost;
+		missed = s->missed;
+		cost = s->cost_ns;
+		spin_unlock(&s->lock);
+
+		seq_printf(m, "%u %llu %u %u %llu %llu %llu %llu %u", s->id,
 			   s->interval_ns, s->ring_size, s->sample_size,
-			   s->head, s->lost, s->cost_ns, s->portid);
+			   samples, lost, missed, cost, s->portid);
+		/* ->held is under kpm_mutex */
 		for (i = 0; i < s->ndevs; i++)
 			seq_printf(m, "%c%u%s", i ? ',' : ' ', s->devs[i].ifindex,
-				   s->devs[i].dev ? "" : "(gone)");
+				   s->devs[i].held ? "" : "(gone)");
 		if (!s->ndevs)
 			seq_puts(m, " -");
 		seq_putc(m, '\n');
-		spin_unlock_bh(&s->lock);
 	}
 	mutex_unlock(&kpm_mutex);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(kpm_sessions);
 
-static void kpm_latest_show_one(struct seq_file *m, struct kpm_session *s)
+/*
+ * latest: a record per line, so that a seq_file buffer that overflows
+ * makes one line be formatted again, not every CPU of every session. A
+ * position is a session id (high 32 bits) and a line of it (low 32). The
+ * iterator holds a copy of the session's newest sample, taken at its
+ * first line, and formats every line from it with no lock held.
+ */
+struct kpm_latest_iter {
+	struct kpm_sample *smp;	/* the newest sample of session @id */
+	size_t size;		/* of @smp's buffer */
+	u64 cookie;		/* of session @id; 0: @smp holds nothing */
+	u32 id;
+	u32 line;
+	bool have;		/* the session had a sample */
+};
+
+#define KPM_LATEST_POS(id, line)	(((loff_t)(id) << 32) | (line))
+
+/* its header, then its netdevs, the CPU header and every CPU id */
+static u32 kpm_latest_lines(const struct kpm_latest_iter *it)
 {
-	struct kpm_sample *smp;
-	unsigned int cpu;
-	u32 i, t;
-
-	seq_printf(m, "session %u", s->id);
-	if (!s->head) {
-		seq_puts(m, " no sample yet\n");
-		return;
-	}
-	smp = kpm_session_sample(s, s->head - 1);
-	seq_printf(m, " seq %llu time_ns %llu cost_ns %llu\n", smp->seq,
-		   smp->time_ns, smp->cost_ns);
-
-	for (i = 0; i < s->ndevs; i++) {
-		const struct kpm_dev_sample *ds = kpm_sample_dev(smp, i);
-		const struct rtnl_link_stats64 *st = &ds->stats;
-
-		seq_printf(m, "  dev %u", s->devs[i].ifindex);
-		if (ds->gone) {
-			seq_puts(m, " gone\n");
-			continue;
-		}
-		seq_printf(m, " rx_packets %llu tx_packets %llu rx_bytes %llu tx_bytes %llu rx_dropped %llu tx_dropped %llu rx_missed_errors %llu\n",
-			   st->rx_packets, st->tx_packets, st->rx_bytes,
-			   st->tx_bytes, st->rx_dropped, st->tx_dropped,
-			   st->rx_missed_errors);
-	}
-
-	seq_puts(m, "  cpu    ");
-	for (t = 0; t < KPM_CPU_NR_TIMES; t++)
-		seq_printf(m, " %s", kpm_cpu_time_names[t]);
-	seq_puts(m, " (ns)\n");
-	for_each_possible_cpu(cpu) {
-		const struct kpm_cpu_sample *cs = kpm_sample_cpu(s, smp, cpu);
-
-		seq_printf(m, "  cpu%-4u%s", cpu, cs->online ? "" : " offline");
-		for (t = 0; t < KPM_CPU_NR_TIMES; t++)
-			seq_printf(m, " %llu", cs->time[t]);
-		seq_putc(m, '\n');
-	}
+	return it->have ? 1 + it->smp->ndevs + 1 + nr_cpu_ids : 1;
 }
 
-/**
- * kpm_latest_show() - print the newest sample of each session
- * @m: the seq_file of the open file
- * @v: unused (single_open())
- *
- * Context: process. Takes kpm_mutex, then each session's lock with
- * spin_lock_bh(), against the sampler.
- * Return: 0.
- */
-static int kpm_latest_show(struct seq_file *m, void *v)
+/* Copy the newest sample of the first session from *@id on. */
+static int kpm_latest_load(struct kpm_latest_iter *it, unsigned long *id)
 {
 	struct kpm_session *s;
-	unsigned long id;
+	size_t size;
 
-	mutex_lock(&kpm_mutex);
-	xa_for_each(&kpm_sessions, id, s) {
-		spin_lock_bh(&s->lock);
-		kpm_latest_show_one(m, s);
-		spin_unlock_bh(&s->lock);
+	for (;;) {
+		mutex_lock(&kpm_mutex);
+		s = xa_find(&kpm_sessions, id, U32_MAX, XA_PRESENT);
+		size = s ? s->sample_size : 0;
+		if (s && size <= it->size) {
+			it->have = kpm_session_latest(s, it->smp);
+			it->id = s->id;
+			it->cookie = s->cookie;
+		}
+		mutex_unlock(&kpm_mutex);
+		if (!s)
+			return -ENOENT;
+		if (size <= it->size)
+			return 0;
+
+		/* a larger buffer, taken with no lock held; then again */
+		kvfree(it->smp);
+		it->cookie = 0;
+		it->smp = kvmalloc(size, GFP_KERNEL);
+		it->size = it->smp ? size : 0;
+		if (!it->smp)
+			return -ENOMEM;
 	}
-	mutex_unlock(&kpm_mutex);
+}
+
+/*
+ * Context: process. Takes kpm_mutex, then the session's lock, to copy a
+ * session's newest sample at its first line.
+ */
+static void *kpm_latest_start(struct seq_file *m, loff_t *pos)
+{
+	struct kpm_latest_iter *it = m->private;
+	unsigned long id = *pos >> 32;
+	u32 line = *pos & U32_MAX;
+	int err;
+
+	for (;;) {
+		if (!line || !it->cookie || it->id != id) {
+			unsigned long want = id;
+
+			err = kpm_latest_load(it, &id);
+			if (err)
+				return err == -ENOENT ? NULL : ERR_PTR(err);
+			if (id != want)
+				line = 0;
+		}
+		if (line < kpm_latest_lines(it))
+			break;
+		id++;
+		line = 0;
+	}
+	it->line = line;
+	*pos = KPM_LATEST_POS(id, line);
+	return it;
+}
+
+static void *kpm_latest_next(struct seq_file *m, void *v, loff_t *pos)
+{
+	*pos = KPM_LATEST_POS(*pos >> 32, (*pos & U32_MAX) + 1);
+	return kpm_latest_start(m, pos);
+}
+
+static void kpm_latest_stop(struct seq_file *m, void *v)
+{
+}
+
+/* one line of the newest sample of it->id, from the copy; no lock held */
+static int kpm_latest_show(struct seq_file *m, void *v)
+{
+	struct kpm_latest_iter *it = v;
+	const struct kpm_sample *smp = it->smp;
+	const struct kpm_cpu_sample *cs;
+	u32 line = it->line, t;
+	unsigned int cpu;
+
+	if (!line) {
+		if (!it->have)
+			seq_printf(m, "session %u no sample yet\n", it->id);
+		else
+			seq_printf(m, "session %u seq %llu time_ns %llu cost_ns %llu delay_ns %llu\n",
+				   it->id, smp->seq, smp->time_ns, smp->cost_ns,
+				   smp->delay_ns);
+		return 0;
+	}
+	if (line <= smp->ndevs) {
+		const struct kpm_dev_sample *ds = kpm_sample_dev(smp, line - 1);
+		const struct rtnl_link_stats64 *st = &ds->stats;
+
+		if (ds->gone) {
+			seq_printf(m, "  dev %u gone\n", ds->ifindex);
+			return 0;
+		}
+		seq_printf(m, "  dev %u rx_packets %llu tx_packets %llu rx_bytes %llu tx_bytes %llu rx_dropped %llu tx_dropped %llu rx_missed_errors %llu\n",
+			   ds->ifindex, st->rx_packets, st->tx_packets,
+			   st->rx_bytes, st->tx_bytes, st->rx_dropped,
+			   st->tx_dropped, st->rx_missed_errors);
+		return 0;
+	}
+	if (line == smp->ndevs + 1) {
+		seq_puts(m, "  cpu    ");
+		for (t = 0; t < KPM_CPU_NR_TIMES; t++)
+			seq_printf(m, " %s", kpm_cpu_time_names[t]);
+		seq_puts(m, " (ns)\n");
+		return 0;
+	}
+	cpu = line - smp->ndevs - 2;
+	if (!cpu_possible(cpu))
+		return 0;
+	cs = kpm_sample_cpu(smp, cpu);
+	seq_printf(m, "  cpu%-4u%s", cpu, cs->online ? "" : " offline");
+	for (t = 0; t < KPM_CPU_NR_TIMES; t++)
+		seq_printf(m, " %llu", cs->time[t]);
+	seq_putc(m, '\n');
 	return 0;
 }
-DEFINE_SHOW_ATTRIBUTE(kpm_latest);
+
+static const struct seq_operations kpm_latest_sops = {
+	.start	= kpm_latest_start,
+	.next	= kpm_latest_next,
+	.stop	= kpm_latest_stop,
+	.show	= kpm_latest_show,
+};
+
+static int kpm_latest_open(struct inode *inode, struct file *file)
+{
+	return seq_open_private(file, &kpm_latest_sops,
+				sizeof(struct kpm_latest_iter));
+}
+
+static int kpm_latest_release(struct inode *inode, struct file *file)
+{
+	struct seq_file *m = file->private_data;
+	struct kpm_latest_iter *it = m->private;
+
+	kvfree(it->smp);
+	return seq_release_private(inode, file);
+}
+
+static const struct file_operations kpm_latest_fops = {
+	.owner		= THIS_MODULE,
+	.open		= kpm_latest_open,
+	.read		= seq_read,
+	.llseek		= seq_lseek,
+	.release	= kpm_latest_release,
+};
 
 void kpm_debugfs_init(void)
 {

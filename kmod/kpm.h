@@ -3,7 +3,9 @@
  * ksft_perfmon: in-kernel performance monitor for network selftests.
  *
  * A session samples kcpustat of every possible CPU and the stats64 of up to
- * KSFT_PERFMON_DEVS_MAX netdevs on a softirq hrtimer into a ring of samples.
+ * KSFT_PERFMON_DEVS_MAX netdevs into a ring of samples. An hrtimer sets the
+ * beat; the reads run in process context, in a work item it queues, as
+ * ndo_get_stats64 requires.
  */
 #ifndef _KSFT_PERFMON_KPM_H
 #define _KSFT_PERFMON_KPM_H
@@ -13,6 +15,7 @@
 #include <linux/netdevice.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
+#include <linux/workqueue.h>
 #include <linux/xarray.h>
 #include <uapi/linux/ksft_perfmon.h>
 
@@ -44,23 +47,30 @@ struct kpm_cpu_sample {
 
 struct kpm_dev_sample {
 	struct rtnl_link_stats64 stats;
+	u32 ifindex;
 	bool gone;
 };
 
 /*
- * One slot of a session's ring. It is followed by one struct kpm_dev_sample
- * per session netdev, then one struct kpm_cpu_sample per possible CPU id
- * (nr_cpu_ids); kpm_sample_dev() and kpm_sample_cpu() find them.
+ * One sample. It is followed by one struct kpm_dev_sample per netdev
+ * (@ndevs), then one struct kpm_cpu_sample per possible CPU id
+ * (nr_cpu_ids); kpm_sample_dev() and kpm_sample_cpu() find them. A sample
+ * needs nothing of its session to be read, so that a copy of it can be
+ * formatted with no lock held.
  */
 struct kpm_sample {
 	u64 seq;
-	u64 time_ns;	/* CLOCK_MONOTONIC */
-	u64 cost_ns;
+	u64 time_ns;	/* CLOCK_MONOTONIC when the reads started */
+	u64 cost_ns;	/* how long they took */
+	u64 delay_ns;	/* from the timer's expiry to time_ns */
+	u32 ndevs;
 };
 
 struct kpm_dev {
-	/* NULL once the netdev is gone; written under kpm_mutex + lock */
-	struct net_device *dev;
+	/* what the sampler reads; NULL once the netdev is gone */
+	struct net_device __rcu *dev;
+	/* the reference the session holds, under kpm_mutex */
+	struct net_device *held;
 	netdevice_tracker tracker;
 	u32 ifindex;
 };
@@ -68,19 +78,29 @@ struct kpm_dev {
 /**
  * struct kpm_session - one sampling session
  * @id: identifier, key in kpm_sessions
+ * @cookie: unique for the module's lifetime, unlike @id, which an
+ *	allocation may reuse once the session is gone
  * @net: network namespace of the session's netdevs and of its owner;
  *	compared, never dereferenced
  * @portid: netlink port of the socket that owns the session, 0 for the
  *	session started at insmod
- * @timer: the sampler, a CLOCK_MONOTONIC softirq hrtimer
+ * @timer: the beat, a CLOCK_MONOTONIC hardirq hrtimer that queues @work
+ * @busy: bit 0 set from when the timer queues @work until it has run: at
+ *	most one sample is in flight
+ * @expires_ns: the expiry of the timer period @work samples; written by
+ *	the timer only while @busy is clear
+ * @work: takes a sample, in process context
+ * @scratch: the sample @work builds before it goes into the ring
  * @interval_ns: sampling period
  * @ring_size: number of slots in @ring
  * @sample_size: bytes of one slot
- * @lock: protects @ring, the counters and @devs[].dev against the sampler
+ * @lock: protects @ring and the counters below it
  * @head: sequence number of the next sample, i.e. samples taken
  * @head_slot: slot the next sample goes to
  * @read_seq: first sequence number no reader has been given
  * @lost: samples overwritten before any reader read them
+ * @missed: timer periods that took no sample
+ * @last_expires_ns: the timer period of the newest sample
  * @cost_ns: time the sampler spent on this session
  * @ring: @ring_size slots of @sample_size bytes
  * @ndevs: number of entries in @devs
@@ -90,9 +110,14 @@ struct kpm_dev {
  */
 struct kpm_session {
 	u32 id;
+	u64 cookie;
 	struct net *net;
 	u32 portid;
 	struct hrtimer timer;
+	unsigned long busy;
+	u64 expires_ns;
+	struct work_struct work;
+	struct kpm_sample *scratch;
 	u64 interval_ns;
 	u32 ring_size;
 	u32 sample_size;
@@ -102,6 +127,8 @@ struct kpm_session {
 	u32 head_slot;
 	u64 read_seq;
 	u64 lost;
+	u64 missed;
+	u64 last_expires_ns;
 	u64 cost_ns;
 	void *ring;
 
@@ -129,25 +156,26 @@ struct kpm_session *kpm_session_new(struct net *net,
 void kpm_session_destroy(struct kpm_session *s);
 void kpm_session_destroy_all(void);
 void kpm_session_destroy_owned(struct net *net, u32 portid);
-u64 kpm_session_first_seq(const struct kpm_session *s);
-struct kpm_sample *kpm_session_sample(struct kpm_session *s, u64 seq);
+bool kpm_session_read(struct kpm_session *s, u64 *seq, u64 end,
+		      struct kpm_sample *buf);
+bool kpm_session_latest(struct kpm_session *s, struct kpm_sample *buf);
 int kpm_session_init(void);
 void kpm_session_exit(void);
 
 /* sampler.c */
-enum hrtimer_restart kpm_sampler_fn(struct hrtimer *timer);
+enum hrtimer_restart kpm_timer_fn(struct hrtimer *timer);
+void kpm_sample_work(struct work_struct *work);
 
 static inline struct kpm_dev_sample *
-kpm_sample_dev(struct kpm_sample *smp, u32 i)
+kpm_sample_dev(const struct kpm_sample *smp, u32 i)
 {
 	return (struct kpm_dev_sample *)(smp + 1) + i;
 }
 
 static inline struct kpm_cpu_sample *
-kpm_sample_cpu(const struct kpm_session *s, struct kpm_sample *smp,
-	       unsigned int cpu)
+kpm_sample_cpu(const struct kpm_sample *smp, unsigned int cpu)
 {
-	return (struct kpm_cpu_sample *)kpm_sample_dev(smp, s->ndevs) + cpu;
+	return (struct kpm_cpu_sample *)kpm_sample_dev(smp, smp->ndevs) + cpu;
 }
 
 static inline u32 kpm_sample_size(u32 ndevs)

@@ -76,6 +76,7 @@ static const struct genl_split_ops ksft_perfmon_nl_ops[] = {
 		.cmd		= KSFT_PERFMON_CMD_SAMPLE_GET,
 		.start		= ksft_perfmon_nl_sample_get_start,
 		.dumpit		= ksft_perfmon_nl_sample_get_dumpit,
+		.done		= ksft_perfmon_nl_sample_get_done,
 		.policy		= ksft_perfmon_sample_get_nl_policy,
 		.maxattr	= KSFT_PERFMON_A_SAMPLE_CURSOR,
 		.flags		= GENL_CMD_CAP_DUMP,

@@ -17,10 +17,12 @@
 
 /* dump position of sample-get, in cb->ctx */
 struct kpm_nl_sample_ctx {
-	u64 seq;	/* next sample to send */
+	struct kpm_sample *copy;	/* the sample being sent */
+	u64 cookie;	/* of the session: its id alone may be reused */
+	u64 seq;	/* the sample being sent, or the next one */
 	u64 end;	/* the head when the dump started: where it ends */
-	u32 cpu;	/* first CPU of the next message, 0 at a sample's start */
 	u32 session_id;
+	u32 item;	/* next netdev, then CPU, of *copy; 0: none copied */
 };
 
 /* dump position of session-get, in cb->ctx */
@@ -69,21 +71,6 @@ static const struct {
 static_assert(ARRAY_SIZE(kpm_dev_stats) ==
 	      KSFT_PERFMON_A_DEV_STATS_MAX - KSFT_PERFMON_A_DEV_STATS_GONE);
 
-/* Upper bound of the message carrying a whole sample of @s. */
-static size_t kpm_nl_sample_msg_size(const struct kpm_session *s)
-{
-	size_t dev = nla_total_size(0) + nla_total_size(sizeof(u32)) +
-		     nla_total_size(0) +
-		     ARRAY_SIZE(kpm_dev_stats) * nla_total_size(sizeof(u64));
-	size_t cpu = nla_total_size(0) + nla_total_size(sizeof(u32)) +
-		     nla_total_size(0) +
-		     KPM_CPU_NR_TIMES * nla_total_size(sizeof(u64));
-
-	return genlmsg_total_size(nla_total_size(sizeof(u32)) +
-				  3 * nla_total_size(sizeof(u64)) +
-				  s->ndevs * dev + nr_cpu_ids * cpu);
-}
-
 /* The owner of a session, and whoever has CAP_NET_ADMIN, may access it. */
 static bool kpm_nl_may_access(const struct kpm_session *s,
 			      const struct sk_buff *skb)
@@ -113,7 +100,7 @@ kpm_nl_session_find(const struct sk_buff *skb, const struct nlattr *attr,
 static int kpm_nl_session_fill(struct sk_buff *skb, struct kpm_session *s,
 			       const struct genl_info *info)
 {
-	u64 samples, lost, cost;
+	u64 samples, lost, missed, cost;
 	void *hdr;
 	u32 i;
 
@@ -121,11 +108,12 @@ static int kpm_nl_session_fill(struct sk_buff *skb, struct kpm_session *s,
 	if (!hdr)
 		return -EMSGSIZE;
 
-	spin_lock_bh(&s->lock);
+	spin_lock(&s->lock);
 	samples = s->head;
 	lost = s->lost;
+	missed = s->missed;
 	cost = s->cost_ns;
-	spin_unlock_bh(&s->lock);
+	spin_unlock(&s->lock);
 
 	if (nla_put_u32(skb, KSFT_PERFMON_A_SESSION_ID, s->id) ||
 	    nla_put_uint(skb, KSFT_PERFMON_A_SESSION_INTERVAL, s->interval_ns) ||
@@ -135,7 +123,8 @@ static int kpm_nl_session_fill(struct sk_buff *skb, struct kpm_session *s,
 			s->sample_size) ||
 	    nla_put_uint(skb, KSFT_PERFMON_A_SESSION_SAMPLES, samples) ||
 	    nla_put_uint(skb, KSFT_PERFMON_A_SESSION_LOST, lost) ||
-	    nla_put_uint(skb, KSFT_PERFMON_A_SESSION_COST, cost))
+	    nla_put_uint(skb, KSFT_PERFMON_A_SESSION_COST, cost) ||
+	    nla_put_uint(skb, KSFT_PERFMON_A_SESSION_MISSED, missed))
 		goto err_cancel_msg;
 	for (i = 0; i < s->ndevs; i++)
 		if (nla_put_u32(skb, KSFT_PERFMON_A_SESSION_IFINDEX,
@@ -328,7 +317,7 @@ int ksft_perfmon_nl_session_del_doit(struct sk_buff *skb,
 	return s ? 0 : -ENOENT;
 }
 
-static int kpm_nl_put_dev(struct sk_buff *skb, const struct kpm_dev *d,
+static int kpm_nl_put_dev(struct sk_buff *skb,
 			  const struct kpm_dev_sample *ds)
 {
 	struct nlattr *nest;
@@ -337,7 +326,7 @@ static int kpm_nl_put_dev(struct sk_buff *skb, const struct kpm_dev *d,
 	nest = nla_nest_start(skb, KSFT_PERFMON_A_SAMPLE_DEV);
 	if (!nest)
 		return -EMSGSIZE;
-	if (nla_put_u32(skb, KSFT_PERFMON_A_DEV_STATS_IFINDEX, d->ifindex))
+	if (nla_put_u32(skb, KSFT_PERFMON_A_DEV_STATS_IFINDEX, ds->ifindex))
 		goto err_cancel_nest;
 	if (ds->gone) {
 		if (nla_put_flag(skb, KSFT_PERFMON_A_DEV_STATS_GONE))
@@ -384,53 +373,73 @@ err_cancel_nest:
 	return -EMSGSIZE;
 }
 
-/*
- * Put the sample at ctx->seq, from CPU ctx->cpu on, into one message. A
- * sample that does not fit is split: the message ends after the last CPU
- * that fit, ctx->cpu remembers the next one, and -EMSGSIZE asks for the
- * next skb. Context: under the session's lock.
+/* What closes a part: cpu-end and last-part. */
+#define KPM_NL_PART_TAIL	(nla_total_size(sizeof(u32)) + nla_total_size(0))
+
+/* Item @i of a sample: its netdevs, then its CPU ids; none for an id
+ * that is not a possible CPU.
  */
-static int kpm_nl_sample_fill(struct sk_buff *skb, struct kpm_session *s,
-			      struct kpm_nl_sample_ctx *ctx,
+static int kpm_nl_put_item(struct sk_buff *skb, const struct kpm_sample *smp,
+			   u32 i)
+{
+	u32 cpu = i - smp->ndevs;
+
+	if (i < smp->ndevs)
+		return kpm_nl_put_dev(skb, kpm_sample_dev(smp, i));
+	if (!cpu_possible(cpu))
+		return 0;
+	return kpm_nl_put_cpu(skb, cpu, kpm_sample_cpu(smp, cpu));
+}
+
+/*
+ * Put the next part of sample @smp into one message: its items from *@item
+ * on, as many as fit. Each part says which CPUs it covers, and the last
+ * one says it is the last. Needs no lock: @smp is the dump's own copy.
+ *
+ * Return: 0 when the part was the last; -EMSGSIZE when the sample goes on
+ * in the next skb, *@item at its first item not sent.
+ */
+static int kpm_nl_sample_fill(struct sk_buff *skb, u32 session_id,
+			      const struct kpm_sample *smp, u32 *item,
 			      const struct genl_info *info)
 {
-	struct kpm_sample *smp = kpm_session_sample(s, ctx->seq);
-	unsigned int cpu, first = ctx->cpu;
-	bool put_cpu = false;
-	void *hdr;
+	u32 first = *item, ndevs = smp->ndevs, nitems = ndevs + nr_cpu_ids;
 	u32 i;
+	void *hdr;
 
 	hdr = genlmsg_iput(skb, info);
 	if (!hdr)
 		return -EMSGSIZE;
-	if (nla_put_u32(skb, KSFT_PERFMON_A_SAMPLE_SESSION_ID, s->id) ||
+	if (nla_put_u32(skb, KSFT_PERFMON_A_SAMPLE_SESSION_ID, session_id) ||
 	    nla_put_uint(skb, KSFT_PERFMON_A_SAMPLE_SEQ, smp->seq) ||
-	    nla_put_uint(skb, KSFT_PERFMON_A_SAMPLE_TIME, smp->time_ns))
+	    nla_put_u32(skb, KSFT_PERFMON_A_SAMPLE_CPU_START,
+			first > ndevs ? first - ndevs : 0))
 		goto err_cancel_msg;
-	if (!first) {
-		if (nla_put_uint(skb, KSFT_PERFMON_A_SAMPLE_COST, smp->cost_ns))
-			goto err_cancel_msg;
-		for (i = 0; i < s->ndevs; i++)
-			if (kpm_nl_put_dev(skb, &s->devs[i],
-					   kpm_sample_dev(smp, i)))
-				goto err_cancel_msg;
-	}
+	if (!first &&
+	    (nla_put_uint(skb, KSFT_PERFMON_A_SAMPLE_TIME, smp->time_ns) ||
+	     nla_put_uint(skb, KSFT_PERFMON_A_SAMPLE_COST, smp->cost_ns) ||
+	     nla_put_uint(skb, KSFT_PERFMON_A_SAMPLE_DELAY, smp->delay_ns)))
+		goto err_cancel_msg;
 
-	for (cpu = first; cpu < nr_cpu_ids; cpu++) {
-		if (!cpu_possible(cpu))
-			continue;
-		if (kpm_nl_put_cpu(skb, cpu, kpm_sample_cpu(s, smp, cpu))) {
-			if (!put_cpu)
-				goto err_cancel_msg;
-			ctx->cpu = cpu;
-			genlmsg_end(skb, hdr);
-			return -EMSGSIZE;
+	for (i = first; i < nitems; i++) {
+		unsigned char *mark = skb_tail_pointer(skb);
+
+		if (kpm_nl_put_item(skb, smp, i) ||
+		    skb_tailroom(skb) < KPM_NL_PART_TAIL) {
+			nlmsg_trim(skb, mark);
+			break;
 		}
-		put_cpu = true;
 	}
+	if (i == first)
+		goto err_cancel_msg;
 
+	/* cannot fail: the room was kept */
+	nla_put_u32(skb, KSFT_PERFMON_A_SAMPLE_CPU_END, i > ndevs ? i - ndevs : 0);
+	if (i == nitems)
+		nla_put_flag(skb, KSFT_PERFMON_A_SAMPLE_LAST_PART);
 	genlmsg_end(skb, hdr);
-	return 0;
+	*item = i;
+	return i == nitems ? 0 : -EMSGSIZE;
 
 err_cancel_msg:
 	genlmsg_cancel(skb, hdr);
@@ -441,10 +450,10 @@ err_cancel_msg:
  * ksft_perfmon_nl_sample_get_start() - check a sample-get request
  * @cb: dump state
  *
- * Looks up the session and sizes the dump's buffers so that one message
- * holds a whole sample where netlink allows it.
+ * Looks up the session, notes where the dump ends, and allocates the
+ * dump's copy of a sample, which the dump formats with no lock held.
  *
- * Context: process. Takes kpm_mutex.
+ * Context: process. Takes kpm_mutex, then the session's lock.
  *
  * Return: 0 or a negative errno, with extack set.
  */
@@ -454,7 +463,7 @@ int ksft_perfmon_nl_sample_get_start(struct netlink_callback *cb)
 	struct kpm_nl_sample_ctx *ctx = (void *)cb->ctx;
 	const struct nlattr *id_attr;
 	struct kpm_session *s;
-	int err = 0;
+	u32 sample_size = 0;
 
 	BUILD_BUG_ON(sizeof(*ctx) > sizeof(cb->ctx));
 
@@ -468,16 +477,18 @@ int ksft_perfmon_nl_sample_get_start(struct netlink_callback *cb)
 	mutex_lock(&kpm_mutex);
 	s = kpm_nl_session_find(cb->skb, id_attr, cb->extack);
 	if (s) {
-		cb->min_dump_alloc = min_t(size_t, kpm_nl_sample_msg_size(s),
-					   U16_MAX);
-		spin_lock_bh(&s->lock);
+		ctx->cookie = s->cookie;
+		sample_size = s->sample_size;
+		spin_lock(&s->lock);
 		ctx->end = s->head;
-		spin_unlock_bh(&s->lock);
-	} else {
-		err = -ENOENT;
+		spin_unlock(&s->lock);
 	}
 	mutex_unlock(&kpm_mutex);
-	return err;
+	if (!s)
+		return -ENOENT;
+
+	ctx->copy = kvmalloc(sample_size, GFP_KERNEL);
+	return ctx->copy ? 0 : -ENOMEM;
 }
 
 /**
@@ -488,10 +499,13 @@ int ksft_perfmon_nl_sample_get_start(struct netlink_callback *cb)
  * Starts at the oldest sample in the ring when the cursor is older, and
  * ends at the newest sample when the dump started: a reader slower than
  * the sampler still sees its dump end, and the samples it could not keep
- * up with are counted as lost. A session destroyed during the dump ends
- * it.
+ * up with are counted as lost. Each sample is copied out of the ring once
+ * and sent from the copy, in as many parts as it takes, so a sample never
+ * changes between its parts. A session destroyed during the dump ends it
+ * with -ENOENT.
  *
- * Context: process. Takes kpm_mutex, then the session's lock.
+ * Context: process. Takes kpm_mutex, then the session's lock, to copy
+ * each sample; builds the messages with neither held.
  *
  * Return: the length of @skb, 0 at the end, or a negative errno.
  */
@@ -500,32 +514,51 @@ int ksft_perfmon_nl_sample_get_dumpit(struct sk_buff *skb,
 {
 	struct kpm_nl_sample_ctx *ctx = (void *)cb->ctx;
 	struct kpm_session *s;
-	int err = 0;
+	bool copied;
+	int err;
 
-	BUILD_BUG_ON(sizeof(*ctx) > sizeof(cb->ctx));
-
-	mutex_lock(&kpm_mutex);
-	s = xa_load(&kpm_sessions, ctx->session_id);
-	if (!s)
-		goto out_unlock;
-
-	spin_lock_bh(&s->lock);
-	if (ctx->seq < kpm_session_first_seq(s)) {
-		ctx->seq = kpm_session_first_seq(s);
-		ctx->cpu = 0;
-	}
-	/* head only grows; min() guards a session id reused meanwhile */
-	for (; ctx->seq < min(ctx->end, s->head); ctx->seq++, ctx->cpu = 0) {
-		err = kpm_nl_sample_fill(skb, s, ctx, genl_info_dump(cb));
+	for (;;) {
+		if (!ctx->item) {
+			if (ctx->seq >= ctx->end)
+				return 0;
+			mutex_lock(&kpm_mutex);
+			s = xa_load(&kpm_sessions, ctx->session_id);
+			if (s && s->cookie != ctx->cookie)
+				s = NULL;
+			copied = s && kpm_session_read(s, &ctx->seq, ctx->end,
+						       ctx->copy);
+			mutex_unlock(&kpm_mutex);
+			if (!s) {
+				NL_SET_ERR_MSG(cb->extack,
+					       "the session was destroyed during the dump");
+				return -ENOENT;
+			}
+			if (!copied)
+				return 0;
+		}
+		err = kpm_nl_sample_fill(skb, ctx->session_id, ctx->copy,
+					 &ctx->item, genl_info_dump(cb));
 		if (err)
-			break;
-		if (ctx->seq >= s->read_seq)
-			s->read_seq = ctx->seq + 1;
+			return err;
+		ctx->item = 0;
+		ctx->seq++;
 	}
-	spin_unlock_bh(&s->lock);
-out_unlock:
-	mutex_unlock(&kpm_mutex);
-	return err;
+}
+
+/**
+ * ksft_perfmon_nl_sample_get_done() - free what a sample-get dump holds
+ * @cb: dump state
+ *
+ * Context: process.
+ *
+ * Return: 0.
+ */
+int ksft_perfmon_nl_sample_get_done(struct netlink_callback *cb)
+{
+	struct kpm_nl_sample_ctx *ctx = (void *)cb->ctx;
+
+	kvfree(ctx->copy);
+	return 0;
 }
 
 /**

@@ -1,29 +1,40 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The sampler: a softirq hrtimer per session that snapshots kcpustat of
- * every possible CPU and the stats64 of the session's netdevs into the next
- * slot of the session's ring.
+ * The sampler. A hardirq hrtimer per session sets the beat and only queues
+ * the session's work item; the work snapshots kcpustat of every possible
+ * CPU and the stats64 of the session's netdevs, then copies the finished
+ * sample into the next slot of the session's ring.
+ *
+ * The reads run in process context because that is the only context
+ * every driver's ndo_get_stats64 allows: e1000e, igb, fbnic, bonding and
+ * others take a plain spin_lock() there that their own process context
+ * (watchdog work, ethtool, /proc/net/dev) takes with BH enabled. This is
+ * drop_monitor's and ledtrig-netdev's pattern, timer then work.
  */
 
 #include <linux/cpumask.h>
 #include <linux/kernel_stat.h>
+#include <linux/math64.h>
 #include <linux/netdevice.h>
+#include <linux/rcupdate.h>
+#include <linux/string.h>
 
 #include "compat.h"
 #include "kpm.h"
 
-static void kpm_sample_cpus(struct kpm_session *s, struct kpm_sample *smp)
+static void kpm_sample_cpus(struct kpm_sample *smp)
 {
 	unsigned int cpu;
 
 	/* CPU ids that are not possible keep the zeroed slot of the ring */
 	for_each_possible_cpu(cpu) {
-		struct kpm_cpu_sample *cs = kpm_sample_cpu(s, smp, cpu);
+		struct kpm_cpu_sample *cs = kpm_sample_cpu(smp, cpu);
+		bool online = cpu_online(cpu);
 		struct kernel_cpustat kcs;
 		const u64 *t = kcs.cpustat;
 
 		/* as /proc/stat reads them, idle and iowait NOHZ-aware */
-		kpm_kcpustat_fetch(&kcs, cpu);
+		kpm_kcpustat_fetch(&kcs, cpu, online);
 		cs->time[KPM_CPU_USER] = t[CPUTIME_USER];
 		cs->time[KPM_CPU_NICE] = t[CPUTIME_NICE];
 		cs->time[KPM_CPU_SYSTEM] = t[CPUTIME_SYSTEM];
@@ -34,48 +45,91 @@ static void kpm_sample_cpus(struct kpm_session *s, struct kpm_sample *smp)
 		cs->time[KPM_CPU_STEAL] = t[CPUTIME_STEAL];
 		cs->time[KPM_CPU_GUEST] = t[CPUTIME_GUEST];
 		cs->time[KPM_CPU_GUEST_NICE] = t[CPUTIME_GUEST_NICE];
-		cs->online = cpu_online(cpu);
+		cs->online = online;
 	}
 }
 
+/*
+ * Under RCU, as net-procfs reads them: kpm_netdev_event() clears a
+ * netdev's pointer and waits for us with synchronize_net() before it
+ * drops the session's reference.
+ */
 static void kpm_sample_devs(struct kpm_session *s, struct kpm_sample *smp)
 {
 	u32 i;
 
+	rcu_read_lock();
 	for (i = 0; i < s->ndevs; i++) {
 		struct kpm_dev_sample *ds = kpm_sample_dev(smp, i);
-		struct net_device *dev = s->devs[i].dev;
+		struct net_device *dev = rcu_dereference(s->devs[i].dev);
 
+		ds->ifindex = s->devs[i].ifindex;
 		ds->gone = !dev;
 		if (dev)
 			dev_get_stats(dev, &ds->stats);
 		else
 			memset(&ds->stats, 0, sizeof(ds->stats));
 	}
+	rcu_read_unlock();
 }
 
 /**
- * kpm_sampler_fn() - take one sample of a session
+ * kpm_timer_fn() - the beat of a session: queue its sample
  * @timer: the session's timer
  *
- * Writes the sample at the head of the ring. When the ring is full this
- * overwrites the oldest sample; one that no reader had read yet is counted
- * in @lost, so every gap a reader sees in the sequence numbers is counted.
+ * Queues kpm_sample_work() for this period, unless the previous sample is
+ * still waiting to run or running: then this period is skipped, and the
+ * work counts it in @missed. So at most one sample of a session is in
+ * flight, and a sampler slower than its interval takes fewer samples
+ * instead of running back to back on the CPU.
  *
- * Context: softirq (HRTIMER_MODE_REL_SOFT; a thread on PREEMPT_RT), which
- * ndo_get_stats64 allows. Takes the session's lock.
+ * Context: hardirq (HRTIMER_MODE_REL_HARD, on PREEMPT_RT too); takes no
+ * lock of the module.
  *
  * Return: HRTIMER_RESTART, forwarded by one interval.
  */
-enum hrtimer_restart kpm_sampler_fn(struct hrtimer *timer)
+enum hrtimer_restart kpm_timer_fn(struct hrtimer *timer)
 {
 	struct kpm_session *s = container_of(timer, struct kpm_session, timer);
-	struct kpm_sample *smp;
-	u64 start, cost;
+
+	if (!test_and_set_bit(0, &s->busy)) {
+		s->expires_ns = ktime_to_ns(hrtimer_get_expires(timer));
+		queue_work(system_highpri_wq, &s->work);
+	}
+	hrtimer_forward_now(timer, ns_to_ktime(s->interval_ns));
+	return HRTIMER_RESTART;
+}
+
+/**
+ * kpm_sample_work() - take one sample of a session
+ * @work: the session's work item
+ *
+ * Reads every CPU and netdev into the session's scratch sample with no
+ * lock of the module held, then copies it into the ring at its head. When
+ * the ring is full this overwrites the oldest sample; one that no reader
+ * had read yet is counted in @lost, so every gap a reader sees in the
+ * sequence numbers is counted. Timer periods between this sample's and
+ * the previous one's are counted in @missed.
+ *
+ * Context: process (system_highpri_wq, on the CPU the timer fired on).
+ * Calls ndo_get_stats64 under rcu_read_lock(); then takes the session's
+ * lock to copy the sample. The timer queues no other sample until this
+ * one clears @busy, so the scratch sample and @expires_ns are its own.
+ */
+void kpm_sample_work(struct work_struct *work)
+{
+	struct kpm_session *s = container_of(work, struct kpm_session, work);
+	struct kpm_sample *smp = s->scratch;
+	u64 expires = s->expires_ns;
+	void *slot;
+
+	smp->time_ns = ktime_get_ns();
+	smp->delay_ns = smp->time_ns > expires ? smp->time_ns - expires : 0;
+	kpm_sample_devs(s, smp);
+	kpm_sample_cpus(smp);
+	smp->cost_ns = ktime_get_ns() - smp->time_ns;
 
 	spin_lock(&s->lock);
-	start = ktime_get_ns();
-
 	if (s->head >= s->ring_size) {
 		u64 overwritten = s->head - s->ring_size;
 
@@ -84,21 +138,20 @@ enum hrtimer_restart kpm_sampler_fn(struct hrtimer *timer)
 			s->read_seq = overwritten + 1;
 		}
 	}
+	/* expiries are on the grid of the first one, at whole intervals */
+	if (s->last_expires_ns)
+		s->missed += div64_u64(expires - s->last_expires_ns,
+				       s->interval_ns) - 1;
+	s->last_expires_ns = expires;
 
-	smp = s->ring + (size_t)s->head_slot * s->sample_size;
 	smp->seq = s->head;
-	smp->time_ns = start;
-	kpm_sample_devs(s, smp);
-	kpm_sample_cpus(s, smp);
-
-	cost = ktime_get_ns() - start;
-	smp->cost_ns = cost;
-	s->cost_ns += cost;
+	slot = s->ring + (size_t)s->head_slot * s->sample_size;
+	memcpy(slot, smp, s->sample_size);
+	s->cost_ns += smp->cost_ns;
 	s->head++;
 	if (++s->head_slot == s->ring_size)
 		s->head_slot = 0;
 	spin_unlock(&s->lock);
 
-	hrtimer_forward_now(timer, ns_to_ktime(s->interval_ns));
-	return HRTIMER_RESTART;
+	clear_bit_unlock(0, &s->busy);
 }

@@ -18,31 +18,56 @@ DEFINE_MUTEX(kpm_mutex);
 DEFINE_XARRAY_ALLOC1(kpm_sessions);
 
 static u32 kpm_next_id;
-static unsigned int kpm_nr_sessions;	/* under kpm_mutex */
-static size_t kpm_mem;			/* ring bytes, under kpm_mutex */
+static u64 kpm_next_cookie;		/* under kpm_mutex */
 
-/**
- * kpm_session_first_seq() - oldest sample still in the ring
- * @s: session
- *
- * Context: any, under @s->lock.
- * Return: the sequence number of the oldest sample in the ring; equal to
- * @s->head when the ring is empty.
+/*
+ * The module's budget: sessions and ring bytes. A lock of its own, so
+ * that the ring is allocated with no lock held that the netdev notifier
+ * (under RTNL) takes.
  */
-u64 kpm_session_first_seq(const struct kpm_session *s)
+static DEFINE_SPINLOCK(kpm_budget_lock);
+static unsigned int kpm_nr_sessions;
+static size_t kpm_mem;
+
+static int kpm_budget_get(size_t ring_bytes, const struct kpm_session_cfg *cfg,
+			  struct netlink_ext_ack *extack)
+{
+	int err = 0;
+
+	spin_lock(&kpm_budget_lock);
+	if (kpm_nr_sessions >= KPM_SESSIONS_MAX) {
+		NL_SET_ERR_MSG_FMT(extack, "already %u sessions, the limit",
+				   KPM_SESSIONS_MAX);
+		err = -ENOSPC;
+	} else if (kpm_mem + ring_bytes > KPM_TOTAL_MEM_MAX) {
+		NL_SET_ERR_MSG_ATTR_FMT(extack, cfg->ring_size_attr,
+					"ring of %zu bytes is over the %lu bytes left of the module's limit",
+					ring_bytes, KPM_TOTAL_MEM_MAX - kpm_mem);
+		err = -ENOSPC;
+	} else {
+		kpm_nr_sessions++;
+		kpm_mem += ring_bytes;
+	}
+	spin_unlock(&kpm_budget_lock);
+	return err;
+}
+
+static void kpm_budget_put(size_t ring_bytes)
+{
+	spin_lock(&kpm_budget_lock);
+	kpm_nr_sessions--;
+	kpm_mem -= ring_bytes;
+	spin_unlock(&kpm_budget_lock);
+}
+
+/* The oldest sample in the ring, or head when it is empty; under @s->lock. */
+static u64 kpm_session_first_seq(const struct kpm_session *s)
 {
 	return s->head > s->ring_size ? s->head - s->ring_size : 0;
 }
 
-/**
- * kpm_session_sample() - find a sample in the ring
- * @s: session
- * @seq: sequence number, from kpm_session_first_seq() to below @s->head
- *
- * Context: any, under @s->lock.
- * Return: the slot that holds sample @seq.
- */
-struct kpm_sample *kpm_session_sample(struct kpm_session *s, u64 seq)
+/* The slot of sample @seq, from first_seq to below head; under @s->lock. */
+static struct kpm_sample *kpm_session_slot(struct kpm_session *s, u64 seq)
 {
 	u32 back = s->head - seq;	/* 1 .. ring_size */
 	u32 slot;
@@ -52,13 +77,70 @@ struct kpm_sample *kpm_session_sample(struct kpm_session *s, u64 seq)
 	return s->ring + (size_t)slot * s->sample_size;
 }
 
+/**
+ * kpm_session_read() - copy a sample out of the ring for a reader
+ * @s: session
+ * @seq: the sample wanted; moved on to the oldest one in the ring when it
+ *	was overwritten
+ * @end: the reader wants none from this sequence number on
+ * @buf: room for one sample of @s (@s->sample_size bytes)
+ *
+ * The sample counts as read: a reader that takes every sample leaves
+ * none for @s->lost.
+ *
+ * Context: process; takes @s->lock, for the copy only.
+ * Return: true with sample *@seq in @buf; false when the ring has none
+ * from *@seq to below @end.
+ */
+bool kpm_session_read(struct kpm_session *s, u64 *seq, u64 end,
+		      struct kpm_sample *buf)
+{
+	bool found;
+
+	spin_lock(&s->lock);
+	*seq = max(*seq, kpm_session_first_seq(s));
+	found = *seq < min(end, s->head);
+	if (found) {
+		memcpy(buf, kpm_session_slot(s, *seq), s->sample_size);
+		s->read_seq = max(s->read_seq, *seq + 1);
+	}
+	spin_unlock(&s->lock);
+	return found;
+}
+
+/**
+ * kpm_session_latest() - copy the newest sample out of the ring
+ * @s: session
+ * @buf: room for one sample of @s (@s->sample_size bytes)
+ *
+ * For a look at the session: the sample does not count as read.
+ *
+ * Context: process; takes @s->lock, for the copy only.
+ * Return: true with the sample in @buf; false before the first sample.
+ */
+bool kpm_session_latest(struct kpm_session *s, struct kpm_sample *buf)
+{
+	bool found;
+
+	spin_lock(&s->lock);
+	found = s->head;
+	if (found)
+		memcpy(buf, kpm_session_slot(s, s->head - 1), s->sample_size);
+	spin_unlock(&s->lock);
+	return found;
+}
+
 static void kpm_session_put_devs(struct kpm_session *s)
 {
 	u32 i;
 
-	for (i = 0; i < s->ndevs; i++)
-		if (s->devs[i].dev)
-			netdev_put(s->devs[i].dev, &s->devs[i].tracker);
+	for (i = 0; i < s->ndevs; i++) {
+		if (!s->devs[i].held)
+			continue;
+		RCU_INIT_POINTER(s->devs[i].dev, NULL);
+		netdev_put(s->devs[i].held, &s->devs[i].tracker);
+		s->devs[i].held = NULL;
+	}
 }
 
 static int kpm_session_get_devs(struct kpm_session *s, struct net *net,
@@ -71,15 +153,28 @@ static int kpm_session_get_devs(struct kpm_session *s, struct net *net,
 		struct kpm_dev *d = &s->devs[i];
 
 		d->ifindex = cfg->ifindex[i];
-		d->dev = netdev_get_by_index(net, d->ifindex, &d->tracker,
-					     GFP_KERNEL);
-		if (!d->dev) {
+		d->held = netdev_get_by_index(net, d->ifindex, &d->tracker,
+					      GFP_KERNEL);
+		if (!d->held) {
 			NL_SET_ERR_MSG_ATTR(extack, cfg->ifindex_attr[i],
 					    "no netdev with this ifindex in the network namespace");
 			return -ENODEV;
 		}
+		rcu_assign_pointer(d->dev, d->held);
 	}
 	return 0;
+}
+
+static size_t kpm_session_ring_bytes(const struct kpm_session *s)
+{
+	return (size_t)s->sample_size * s->ring_size;
+}
+
+static void kpm_session_free(struct kpm_session *s)
+{
+	kvfree(s->ring);
+	kvfree(s->scratch);
+	kfree(s);
 }
 
 /**
@@ -89,9 +184,10 @@ static int kpm_session_get_devs(struct kpm_session *s, struct net *net,
  * @portid: netlink port of the owning socket, or 0 for none
  * @extack: where to report errors
  *
- * Context: process, takes kpm_mutex. The netdevs are looked up under
- * kpm_mutex, which kpm_netdev_event() takes too, so a netdev cannot be
- * unregistered between the lookup and the session becoming visible.
+ * Context: process. Allocates the ring with no lock held, then takes
+ * kpm_mutex. The netdevs are looked up under kpm_mutex, which
+ * kpm_netdev_event() takes too, so a netdev cannot be unregistered
+ * between the lookup and the session becoming visible.
  *
  * Return: the new session, or an ERR_PTR().
  */
@@ -112,39 +208,29 @@ struct kpm_session *kpm_session_new(struct net *net,
 					ring_bytes, KPM_SESSION_MEM_MAX);
 		return ERR_PTR(-EINVAL);
 	}
+	err = kpm_budget_get(ring_bytes, cfg, extack);
+	if (err)
+		return ERR_PTR(err);
 
+	err = -ENOMEM;
 	s = kzalloc(struct_size(s, devs, cfg->ndevs), GFP_KERNEL);
 	if (!s)
-		return ERR_PTR(-ENOMEM);
+		goto err_budget_put;
 	s->ndevs = cfg->ndevs;
 	s->interval_ns = cfg->interval_ns;
 	s->ring_size = cfg->ring_size;
 	s->sample_size = sample_size;
+	s->scratch = kvzalloc(sample_size, GFP_KERNEL_ACCOUNT);
+	s->ring = kvzalloc(ring_bytes, GFP_KERNEL_ACCOUNT);
+	if (!s->scratch || !s->ring)
+		goto err_free;
+	s->scratch->ndevs = cfg->ndevs;
 	spin_lock_init(&s->lock);
-	kpm_hrtimer_setup(&s->timer, kpm_sampler_fn, CLOCK_MONOTONIC,
-			  HRTIMER_MODE_REL_SOFT);
+	INIT_WORK(&s->work, kpm_sample_work);
+	kpm_hrtimer_setup(&s->timer, kpm_timer_fn, CLOCK_MONOTONIC,
+			  HRTIMER_MODE_REL_HARD);
 
 	mutex_lock(&kpm_mutex);
-	if (kpm_nr_sessions >= KPM_SESSIONS_MAX) {
-		NL_SET_ERR_MSG_FMT(extack, "already %u sessions, the limit",
-				   KPM_SESSIONS_MAX);
-		err = -ENOSPC;
-		goto err_unlock;
-	}
-	if (kpm_mem + ring_bytes > KPM_TOTAL_MEM_MAX) {
-		NL_SET_ERR_MSG_ATTR_FMT(extack, cfg->ring_size_attr,
-					"ring of %zu bytes is over the %lu bytes left of the module's limit",
-					ring_bytes, KPM_TOTAL_MEM_MAX - kpm_mem);
-		err = -ENOSPC;
-		goto err_unlock;
-	}
-
-	s->ring = kvzalloc(ring_bytes, GFP_KERNEL_ACCOUNT);
-	if (!s->ring) {
-		err = -ENOMEM;
-		goto err_unlock;
-	}
-
 	err = kpm_session_get_devs(s, net, cfg, extack);
 	if (err)
 		goto err_put_devs;
@@ -154,21 +240,21 @@ struct kpm_session *kpm_session_new(struct net *net,
 	if (err < 0)
 		goto err_put_devs;
 
-	kpm_nr_sessions++;
-	kpm_mem += ring_bytes;
+	s->cookie = ++kpm_next_cookie;
 	s->net = net;
 	s->portid = portid;
 	/* the first sample, at once, is the baseline of the session */
-	hrtimer_start(&s->timer, 0, HRTIMER_MODE_REL_SOFT);
+	hrtimer_start(&s->timer, 0, HRTIMER_MODE_REL_HARD);
 	mutex_unlock(&kpm_mutex);
 	return s;
 
 err_put_devs:
 	kpm_session_put_devs(s);
-	kvfree(s->ring);
-err_unlock:
 	mutex_unlock(&kpm_mutex);
-	kfree(s);
+err_free:
+	kpm_session_free(s);
+err_budget_put:
+	kpm_budget_put(ring_bytes);
 	return ERR_PTR(err);
 }
 
@@ -176,20 +262,21 @@ err_unlock:
  * kpm_session_destroy() - stop a session and free it
  * @s: session
  *
- * Context: process, under kpm_mutex.
+ * Waits for a sample in flight: the timer is cancelled first, since it
+ * queues the work, then the work.
+ *
+ * Context: process, under kpm_mutex (which the work never takes).
  */
 void kpm_session_destroy(struct kpm_session *s)
 {
 	lockdep_assert_held(&kpm_mutex);
 
 	xa_erase(&kpm_sessions, s->id);
-	kpm_nr_sessions--;
-	kpm_mem -= (size_t)s->sample_size * s->ring_size;
-
 	hrtimer_cancel(&s->timer);
+	cancel_work_sync(&s->work);
 	kpm_session_put_devs(s);
-	kvfree(s->ring);
-	kfree(s);
+	kpm_budget_put(kpm_session_ring_bytes(s));
+	kpm_session_free(s);
 }
 
 /**
@@ -236,8 +323,11 @@ void kpm_session_destroy_owned(struct net *net, u32 portid)
  * NETDEV_UNREGISTER comes both when a netdev is unregistered and when it
  * leaves its network namespace; either way the ifindex no longer means it,
  * so the sessions that sample it go on without it and report it as gone.
+ * The sampler reads the netdev's stats under RCU: its pointer is cleared,
+ * synchronize_net() waits for a sample in flight, and only then is the
+ * reference dropped.
  *
- * Context: process, under RTNL. Takes kpm_mutex, then each session's lock.
+ * Context: process, under RTNL. Takes kpm_mutex.
  *
  * Return: NOTIFY_DONE.
  */
@@ -246,6 +336,7 @@ static int kpm_netdev_event(struct notifier_block *nb, unsigned long event,
 {
 	struct net_device *dev = netdev_notifier_info_to_dev(ptr);
 	struct kpm_session *s;
+	bool sampled = false;
 	unsigned long id;
 	u32 i;
 
@@ -255,14 +346,21 @@ static int kpm_netdev_event(struct notifier_block *nb, unsigned long event,
 	mutex_lock(&kpm_mutex);
 	xa_for_each(&kpm_sessions, id, s) {
 		for (i = 0; i < s->ndevs; i++) {
-			struct kpm_dev *d = &s->devs[i];
-
-			if (d->dev != dev)
+			if (s->devs[i].held != dev)
 				continue;
-			spin_lock_bh(&s->lock);
-			d->dev = NULL;
-			spin_unlock_bh(&s->lock);
-			netdev_put(dev, &d->tracker);
+			RCU_INIT_POINTER(s->devs[i].dev, NULL);
+			sampled = true;
+		}
+	}
+	if (sampled) {
+		synchronize_net();
+		xa_for_each(&kpm_sessions, id, s) {
+			for (i = 0; i < s->ndevs; i++) {
+				if (s->devs[i].held != dev)
+					continue;
+				netdev_put(dev, &s->devs[i].tracker);
+				s->devs[i].held = NULL;
+			}
 		}
 	}
 	mutex_unlock(&kpm_mutex);

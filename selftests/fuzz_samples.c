@@ -42,22 +42,40 @@ static uint64_t take(struct input *in, size_t bytes)
 	return v;
 }
 
-static struct nl_msg *new_msg(struct input *in)
+/* a part of a sample: its CPU range, the first part or not, the last */
+static struct nl_msg *new_msg(struct input *in, uint32_t cpus)
 {
 	struct nl_msg *msg = nlmsg_alloc_size(8192);
+	uint8_t flags = take(in, 1);
 
 	genlmsg_put(msg, 0, 0, 0x20, 0, 0, KSFT_PERFMON_CMD_SAMPLE_GET, 1);
 	nla_put_u64(msg, KSFT_PERFMON_A_SAMPLE_SEQ, take(in, 1));
-	nla_put_u64(msg, KSFT_PERFMON_A_SAMPLE_TIME, take(in, 4) * 1000);
+	nla_put_u32(msg, KSFT_PERFMON_A_SAMPLE_CPU_START,
+		    take(in, 1) % (cpus + 2));
+	nla_put_u32(msg, KSFT_PERFMON_A_SAMPLE_CPU_END,
+		    take(in, 1) % (cpus + 2));
+	if (flags & 1)
+		nla_put_u64(msg, KSFT_PERFMON_A_SAMPLE_TIME,
+			    take(in, 4) * 1000);
+	if (flags & 2)
+		nla_put_u64(msg, KSFT_PERFMON_A_SAMPLE_DELAY, take(in, 4));
+	if (flags & 4)
+		nla_put_flag(msg, KSFT_PERFMON_A_SAMPLE_LAST_PART);
 	return msg;
 }
 
-/* feed the message; a refused one must say why */
+/*
+ * Feed the message; a refused one must say why. The tool stops at the
+ * first error; here the drain starts over, to go on exploring.
+ */
 static void feed(struct drain *d, struct nl_msg *msg)
 {
 	d->error[0] = '\0';
-	if (drain_msg(d, nlmsg_hdr(msg)) && !d->error[0])
-		abort();
+	if (drain_msg(d, nlmsg_hdr(msg))) {
+		if (!d->error[0])
+			abort();
+		d->have = false;
+	}
 	nlmsg_free(msg);
 }
 
@@ -108,7 +126,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		uint8_t op = take(&in, 1);
 
 		if (!msg && op % 8 != 7)
-			msg = new_msg(&in);
+			msg = new_msg(&in, s.cpus);
 		switch (op % 8) {
 		case 0:		/* a CPU, as the kernel sends it */
 		case 1:
@@ -162,7 +180,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (msg)
 		feed(&d, msg);
-	drain_flush(&d);
+	if (drain_end(&d) && !d.error[0])
+		abort();
 
 	fflush(out);
 	check_output(buf, len);

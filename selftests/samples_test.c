@@ -26,9 +26,13 @@ struct cpu_in {
 	uint64_t t[T_NR];
 };
 
-static struct nl_msg *sample_msg(uint64_t seq, uint64_t time,
-				 const struct cpu_in *cpu, int ncpu,
-				 const uint64_t *tx_dropped, int ndev)
+#define NO_TIME	UINT64_MAX	/* a part that is not the first */
+
+/* one part of a sample: CPUs @start to below @end, the last one or not */
+static struct nl_msg *sample_part(uint64_t seq, uint64_t time,
+				  const struct cpu_in *cpu, int ncpu,
+				  const uint64_t *tx_dropped, int ndev,
+				  uint32_t start, uint32_t end, bool last)
 {
 	struct nl_msg *msg = nlmsg_alloc();
 	struct nlattr *nest;
@@ -36,8 +40,15 @@ static struct nl_msg *sample_msg(uint64_t seq, uint64_t time,
 
 	genlmsg_put(msg, 0, 0, 0x20, 0, 0, KSFT_PERFMON_CMD_SAMPLE_GET, 1);
 	nla_put_u64(msg, KSFT_PERFMON_A_SAMPLE_SEQ, seq);
-	nla_put_u64(msg, KSFT_PERFMON_A_SAMPLE_TIME, time);
-	nla_put_u64(msg, KSFT_PERFMON_A_SAMPLE_COST, 1000);
+	nla_put_u32(msg, KSFT_PERFMON_A_SAMPLE_CPU_START, start);
+	nla_put_u32(msg, KSFT_PERFMON_A_SAMPLE_CPU_END, end);
+	if (last)
+		nla_put_flag(msg, KSFT_PERFMON_A_SAMPLE_LAST_PART);
+	if (time != NO_TIME) {
+		nla_put_u64(msg, KSFT_PERFMON_A_SAMPLE_TIME, time);
+		nla_put_u64(msg, KSFT_PERFMON_A_SAMPLE_COST, 1000);
+		nla_put_u64(msg, KSFT_PERFMON_A_SAMPLE_DELAY, 10);
+	}
 	for (i = 0; i < ndev; i++) {
 		nest = nla_nest_start(msg, KSFT_PERFMON_A_SAMPLE_DEV);
 		nla_put_u32(msg, KSFT_PERFMON_A_DEV_STATS_IFINDEX, i + 1);
@@ -58,6 +69,14 @@ static struct nl_msg *sample_msg(uint64_t seq, uint64_t time,
 	return msg;
 }
 
+/* a whole sample of the fixture's two CPUs in one message */
+static struct nl_msg *sample_msg(uint64_t seq, uint64_t time,
+				 const struct cpu_in *cpu, int ncpu,
+				 const uint64_t *tx_dropped, int ndev)
+{
+	return sample_part(seq, time, cpu, ncpu, tx_dropped, ndev, 0, 2, true);
+}
+
 FIXTURE(rec) {
 	struct session s;
 	struct record r;
@@ -71,7 +90,7 @@ FIXTURE_SETUP(rec)
 {
 	self->s.id = 1;
 	self->s.cpus = 2;
-	self->s.ndevs = 1;
+	self->s.ndevs = 0;
 	self->out = open_memstream(&self->buf, &self->len);
 	ASSERT_NE(NULL, self->out);
 	ASSERT_EQ(0, record_init(&self->r, "local", 0, 2, self->out));
@@ -102,7 +121,8 @@ static char *lines_of(FIXTURE_DATA(rec) *self, const char *name)
 	size_t n = 0;
 	FILE *f;
 
-	drain_flush(&self->d);
+	/* a sample left unfinished shows as lines missing */
+	drain_end(&self->d);
 	fflush(self->out);
 	all = strdup(self->buf ? self->buf : "");
 	f = open_memstream(&res, &n);
@@ -210,6 +230,7 @@ TEST_F(rec, nic_counter_reset_is_clamped)
 	char *out;
 	int i;
 
+	self->s.ndevs = 1;
 	for (i = 0; i < 5; i++)
 		ASSERT_EQ(0, feed(&self->d, sample_msg(i, i * 10 * MS, c, 2,
 						       &drops[i], 1)));
@@ -224,18 +245,66 @@ TEST_F(rec, nic_counter_reset_is_clamped)
 	EXPECT_EQ(1, self->r.decreases);
 }
 
-/* one sample over two messages is one sample; a seq gap is lost samples */
+/*
+ * One sample over three parts (the netdev, CPU 0, CPU 1) is one sample,
+ * handed on with its last part; a seq gap is lost samples.
+ */
 TEST_F(rec, split_samples_and_gaps)
 {
 	struct cpu_in c[2] = { { 0, true }, { 1, true } };
+	uint64_t drops = 1;
 
-	ASSERT_EQ(0, feed(&self->d, sample_msg(0, 0, &c[0], 1, NULL, 0)));
-	ASSERT_EQ(0, feed(&self->d, sample_msg(0, 0, &c[1], 1, NULL, 0)));
-	ASSERT_EQ(0, feed(&self->d, sample_msg(5, 50 * MS, c, 2, NULL, 0)));
-	drain_flush(&self->d);
+	self->s.ndevs = 1;
+	ASSERT_EQ(0, feed(&self->d, sample_part(0, 0, NULL, 0, &drops, 1,
+						0, 0, false)));
+	ASSERT_EQ(0, feed(&self->d, sample_part(0, NO_TIME, &c[0], 1, NULL, 0,
+						0, 1, false)));
+	EXPECT_EQ(0, self->d.samples);
+	EXPECT_EQ(-1, drain_end(&self->d));
+	EXPECT_STREQ("the dump ended within sample 0, before its last part",
+		     self->d.error);
+	ASSERT_EQ(0, feed(&self->d, sample_part(0, NO_TIME, &c[1], 1, NULL, 0,
+						1, 2, true)));
+	EXPECT_EQ(1, self->d.samples);
+	ASSERT_EQ(0, feed(&self->d, sample_msg(5, 50 * MS, c, 2, &drops, 1)));
+	EXPECT_EQ(0, drain_end(&self->d));
 	EXPECT_EQ(2, self->d.samples);
 	EXPECT_EQ(4, self->d.lost);
 	EXPECT_EQ(6, self->d.cursor);
+}
+
+/* parts out of their order, or of two samples interleaved, are refused */
+TEST_F(rec, split_samples_out_of_order)
+{
+	struct cpu_in c[2] = { { 0, true }, { 1, true } };
+
+	self->s.ndevs = 1;
+	/* a sample that starts with its second part */
+	EXPECT_EQ(-1, feed(&self->d, sample_part(0, NO_TIME, &c[1], 1, NULL, 0,
+						 1, 2, true)));
+	EXPECT_STREQ("sample 0 begins with a part that is not its first",
+		     self->d.error);
+	/* the next sample before this one's last part */
+	ASSERT_EQ(0, feed(&self->d, sample_part(1, 0, &c[0], 1, NULL, 0,
+						0, 1, false)));
+	EXPECT_EQ(-1, feed(&self->d, sample_msg(2, 0, c, 2, NULL, 0)));
+	EXPECT_STREQ("sample 2 came before the last part of sample 1",
+		     self->d.error);
+	/* a part that skips CPUs, and a CPU outside its part */
+	EXPECT_EQ(-1, feed(&self->d, sample_part(1, NO_TIME, NULL, 0, NULL, 0,
+						 2, 2, true)));
+	EXPECT_STREQ("sample 1: a part of CPUs 2 to 2 after CPU 1 of 2",
+		     self->d.error);
+	EXPECT_EQ(-1, feed(&self->d, sample_part(1, NO_TIME, &c[0], 1, NULL, 0,
+						 1, 2, true)));
+	EXPECT_STREQ("kernel reports CPU 0 in a part of CPUs 1 to 2",
+		     self->d.error);
+	/* a last part that leaves out the session's netdev */
+	EXPECT_EQ(-1, feed(&self->d, sample_part(1, NO_TIME, &c[1], 1, NULL, 0,
+						 1, 2, true)));
+	EXPECT_STREQ("sample 1 ends after CPU 2 of 2 and 0 of 1 netdevs",
+		     self->d.error);
+	EXPECT_EQ(0, self->d.samples);
 }
 
 /* what the kernel never sends is refused, with a message */
@@ -247,7 +316,9 @@ TEST_F(rec, malformed_messages)
 
 	/* a CPU the session does not have */
 	EXPECT_EQ(-1, feed(&self->d, sample_msg(0, 0, c, 3, NULL, 0)));
-	EXPECT_STREQ("kernel reports CPU 2 of 2", self->d.error);
+	EXPECT_STREQ("kernel reports CPU 2 in a part of CPUs 0 to 2",
+		     self->d.error);
+	self->d.have = false;	/* the tool stops at the first error */
 
 	/* a counter of 2 bytes */
 	msg = sample_msg(1, 0, c, 1, NULL, 0);
@@ -257,6 +328,7 @@ TEST_F(rec, malformed_messages)
 	nla_nest_end(msg, nest);
 	EXPECT_EQ(-1, feed(&self->d, msg));
 	EXPECT_STREQ("malformed cpu-stats from the kernel", self->d.error);
+	self->d.have = false;
 
 	/* no seq */
 	msg = nlmsg_alloc();

@@ -158,6 +158,7 @@ static int session_parse(struct nl_msg *msg, struct session *s)
 	s->samples = kpm_nla_get_uint(tb[KSFT_PERFMON_A_SESSION_SAMPLES]);
 	s->lost = kpm_nla_get_uint(tb[KSFT_PERFMON_A_SESSION_LOST]);
 	s->cost = kpm_nla_get_uint(tb[KSFT_PERFMON_A_SESSION_COST]);
+	s->missed = kpm_nla_get_uint(tb[KSFT_PERFMON_A_SESSION_MISSED]);
 	nlmsg_for_each_attr(a, nlh, GENL_HDRLEN, rem)
 		if (nla_type(a) == KSFT_PERFMON_A_SESSION_IFINDEX &&
 		    s->ndevs < KSFT_PERFMON_DEVS_MAX)
@@ -233,7 +234,8 @@ static int drain(struct kpm_nl *nl, struct drain *d)
 	NLA_PUT_U64(msg, KSFT_PERFMON_A_SAMPLE_CURSOR, d->cursor);
 	err = talk(nl, "sample-get", msg, sample_attr_names,
 		   ARRAY_SIZE(sample_attr_names), sample_msg_cb, d);
-	drain_flush(d);
+	if (!err && drain_end(d))
+		die("%s", d->error);
 	return err;
 nla_put_failure:
 	die("out of memory");
@@ -326,6 +328,8 @@ static void sample_json(struct jw *w, const struct session *s,
 		jw_obj_end(w);
 	}
 	jw_arr_end(w);
+	jw_key(w, "delay");
+	jw_uint(w, smp->delay);
 	jw_key(w, "devs");
 	jw_arr_start(w);
 	for (i = 0; i < smp->ndevs; i++) {
@@ -713,9 +717,11 @@ static int do_record(int argc, char **argv)
 	if (d.lost || s.lost)
 		printf("# ksft-perfmon: %llu samples lost (kernel counted %llu): read more often or use a larger --ring\n",
 		       (unsigned long long)d.lost, (unsigned long long)s.lost);
-	if (r.decreases)
-		printf("# ksft-perfmon: %llu counter decreases, clamped: no value went back\n",
-		       r.decreases);
+	if (s.missed)
+		printf("# ksft-perfmon: %llu timer periods missed: the sampler ran a period or more late and took no sample for them\n",
+		       (unsigned long long)s.missed);
+	if (record_print_decreases(stdout, &r))
+		die("cannot write the output");
 	fflush(stdout);
 	if (r.bad_output)
 		die("a value could not be written as JSON (NaN or infinity)");
@@ -796,6 +802,8 @@ static void show_json(struct jw *w, const struct session *s)
 	jw_uint(w, s->interval);
 	jw_key(w, "lost");
 	jw_uint(w, s->lost);
+	jw_key(w, "missed");
+	jw_uint(w, s->missed);
 	jw_key(w, "ring-size");
 	jw_uint(w, s->ring_size);
 	jw_key(w, "sample-size");
@@ -817,10 +825,11 @@ static int show_cb(struct nl_msg *msg, void *arg)
 		show_json(w, &s);
 		return NL_OK;
 	}
-	printf("session %u interval %llu ns ring %u cpus %u sample-size %u samples %llu lost %llu cost %llu ns ifindex",
+	printf("session %u interval %llu ns ring %u cpus %u sample-size %u samples %llu lost %llu missed %llu cost %llu ns ifindex",
 	       s.id, (unsigned long long)s.interval, s.ring_size, s.cpus,
 	       s.sample_size, (unsigned long long)s.samples,
-	       (unsigned long long)s.lost, (unsigned long long)s.cost);
+	       (unsigned long long)s.lost, (unsigned long long)s.missed,
+	       (unsigned long long)s.cost);
 	for (i = 0; i < s.ndevs; i++)
 		printf("%c%u", i ? ',' : ' ', s.ifindex[i]);
 	if (!s.ndevs)

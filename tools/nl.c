@@ -31,29 +31,17 @@ struct kpm_talk {
 	bool done;
 };
 
-/* An error ACK: its errno and, with NLM_F_ACK_TLVS, the extended ACK. */
-static int kpm_nl_error_cb(struct sockaddr_nl *nla, struct nlmsgerr *e,
-			   void *arg)
+/* The extended ACK's TLVs that follow an error: its message, the
+ * attribute it names.
+ */
+static void kpm_nl_ext_ack(struct kpm_talk *t, struct nlattr *tlvs, int len)
 {
-	struct nlmsghdr *nlh = (struct nlmsghdr *)((char *)e - NLMSG_HDRLEN);
 	struct nlattr *tb[NLMSGERR_ATTR_MAX + 1] = {};
-	struct kpm_talk *t = arg;
 	struct kpm_ack *ack = t->ack;
-	int hlen = sizeof(*e), len;
 
-	(void)nla;
-	t->done = true;
-	ack->err = e->error;
-	ack->from_kernel = true;
-	/* without NETLINK_CAP_ACK the request comes back before the TLVs */
-	if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
-		hlen += e->msg.nlmsg_len - NLMSG_HDRLEN;
-	len = nlh->nlmsg_len - NLMSG_HDRLEN - hlen;
-	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS) || len <= 0)
-		return NL_STOP;
-	nla_parse(tb, NLMSGERR_ATTR_MAX, (struct nlattr *)((char *)e + hlen),
-		  len, NULL);
-
+	if (len <= 0)
+		return;
+	nla_parse(tb, NLMSGERR_ATTR_MAX, tlvs, len, NULL);
 	if (tb[NLMSGERR_ATTR_MSG])
 		snprintf(ack->msg, sizeof(ack->msg), "%s",
 			 nla_get_string(tb[NLMSGERR_ATTR_MSG]));
@@ -68,13 +56,53 @@ static int kpm_nl_error_cb(struct sockaddr_nl *nla, struct nlmsgerr *e,
 			ack->bad_attr =
 				nla_type((struct nlattr *)((char *)req + offs));
 	}
+}
+
+/* An error ACK: its errno and, with NLM_F_ACK_TLVS, the extended ACK. */
+static int kpm_nl_error_cb(struct sockaddr_nl *nla, struct nlmsgerr *e,
+			   void *arg)
+{
+	struct nlmsghdr *nlh = (struct nlmsghdr *)((char *)e - NLMSG_HDRLEN);
+	struct kpm_talk *t = arg;
+	int hlen = sizeof(*e);
+
+	(void)nla;
+	t->done = true;
+	t->ack->err = e->error;
+	t->ack->from_kernel = true;
+	/* without NETLINK_CAP_ACK the request comes back before the TLVs */
+	if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
+		hlen += e->msg.nlmsg_len - NLMSG_HDRLEN;
+	if (nlh->nlmsg_flags & NLM_F_ACK_TLVS)
+		kpm_nl_ext_ack(t, (struct nlattr *)((char *)e + hlen),
+			       nlh->nlmsg_len - NLMSG_HDRLEN - hlen);
 	return NL_STOP;
 }
 
+/*
+ * The ACK of a request, or the NLMSG_DONE that ends a dump. A dump that
+ * fails part way ends with an NLMSG_DONE that carries its errno, and the
+ * extended ACK after it.
+ */
 static int kpm_nl_done_cb(struct nl_msg *msg, void *arg)
 {
-	(void)msg;
-	((struct kpm_talk *)arg)->done = true;
+	struct nlmsghdr *nlh = nlmsg_hdr(msg);
+	struct kpm_talk *t = arg;
+	int err, len;
+
+	t->done = true;
+	len = nlh->nlmsg_len - NLMSG_HDRLEN;
+	if (nlh->nlmsg_type != NLMSG_DONE || len < (int)sizeof(err))
+		return NL_STOP;
+	memcpy(&err, nlmsg_data(nlh), sizeof(err));
+	if (err >= 0)
+		return NL_STOP;
+	t->ack->err = err;
+	t->ack->from_kernel = true;
+	if (nlh->nlmsg_flags & NLM_F_ACK_TLVS)
+		kpm_nl_ext_ack(t, (struct nlattr *)((char *)nlmsg_data(nlh) +
+						    NLA_ALIGN(sizeof(err))),
+			       len - NLA_ALIGN(sizeof(err)));
 	return NL_STOP;
 }
 

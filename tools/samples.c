@@ -30,18 +30,6 @@ void sample_copy(struct sample *dst, const struct sample *src, uint32_t cpus)
 	memcpy(dst->cpu, src->cpu, cpus * sizeof(*cpu));
 }
 
-void drain_flush(struct drain *d)
-{
-	if (!d->have)
-		return;
-	if (d->cur.seq > d->cursor)
-		d->lost += d->cur.seq - d->cursor;
-	d->cursor = d->cur.seq + 1;
-	d->samples++;
-	d->fn(d, &d->cur);
-	d->have = false;
-}
-
 static int __attribute__((format(printf, 2, 3)))
 drain_error(struct drain *d, const char *fmt, ...)
 {
@@ -51,6 +39,25 @@ drain_error(struct drain *d, const char *fmt, ...)
 	vsnprintf(d->error, sizeof(d->error), fmt, ap);
 	va_end(ap);
 	return -1;
+}
+
+/* the last part of cur came: hand the sample on */
+static void drain_hand_on(struct drain *d)
+{
+	if (d->cur.seq > d->cursor)
+		d->lost += d->cur.seq - d->cursor;
+	d->cursor = d->cur.seq + 1;
+	d->samples++;
+	d->fn(d, &d->cur);
+	d->have = false;
+}
+
+int drain_end(struct drain *d)
+{
+	if (d->have)
+		return drain_error(d, "the dump ended within sample %llu, before its last part",
+				   (unsigned long long)d->cur.seq);
+	return 0;
 }
 
 static struct nla_policy cpu_policy[KSFT_PERFMON_A_CPU_STATS_MAX + 1] = {
@@ -74,7 +81,8 @@ static bool uint_attrs_ok(struct nlattr **tb, int first, int last)
 	return true;
 }
 
-static int parse_cpu(struct drain *d, struct nlattr *nest)
+static int parse_cpu(struct drain *d, struct nlattr *nest, uint32_t start,
+		     uint32_t end)
 {
 	struct nlattr *tb[KSFT_PERFMON_A_CPU_STATS_MAX + 1];
 	struct cpu_stats *c;
@@ -87,10 +95,12 @@ static int parse_cpu(struct drain *d, struct nlattr *nest)
 			   KSFT_PERFMON_A_CPU_STATS_MAX))
 		return drain_error(d, "malformed cpu-stats from the kernel");
 	id = nla_get_u32(tb[KSFT_PERFMON_A_CPU_STATS_ID]);
-	if (id >= d->s->cpus)
-		return drain_error(d, "kernel reports CPU %u of %u", id,
-				   d->s->cpus);
+	if (id < start || id >= end)
+		return drain_error(d, "kernel reports CPU %u in a part of CPUs %u to %u",
+				   id, start, end);
 	c = &d->cur.cpu[id];
+	if (c->present)
+		return drain_error(d, "kernel reports CPU %u twice", id);
 	c->present = true;
 	c->online = !!tb[KSFT_PERFMON_A_CPU_STATS_ONLINE];
 	for (i = 0; i < T_NR; i++)
@@ -123,11 +133,32 @@ static int parse_dev(struct drain *d, struct nlattr *nest)
 static struct nla_policy sample_policy[KSFT_PERFMON_A_SAMPLE_MAX + 1] = {
 	[KSFT_PERFMON_A_SAMPLE_CPU] = { .type = NLA_NESTED },
 	[KSFT_PERFMON_A_SAMPLE_DEV] = { .type = NLA_NESTED },
+	[KSFT_PERFMON_A_SAMPLE_CPU_START] = { .type = NLA_U32 },
+	[KSFT_PERFMON_A_SAMPLE_CPU_END] = { .type = NLA_U32 },
+	[KSFT_PERFMON_A_SAMPLE_LAST_PART] = { .type = NLA_FLAG },
 };
+
+/* the first part of a sample: what it says of the whole sample */
+static int sample_start(struct drain *d, struct nlattr **tb, uint64_t seq)
+{
+	if (!tb[KSFT_PERFMON_A_SAMPLE_TIME])
+		return drain_error(d, "sample %llu begins with a part that is not its first",
+				   (unsigned long long)seq);
+	memset(d->cur.cpu, 0, d->s->cpus * sizeof(*d->cur.cpu));
+	d->cur.ndevs = 0;
+	d->cur.seq = seq;
+	d->cur.time = kpm_nla_get_uint(tb[KSFT_PERFMON_A_SAMPLE_TIME]);
+	d->cur.cost = kpm_nla_get_uint(tb[KSFT_PERFMON_A_SAMPLE_COST]);
+	d->cur.delay = kpm_nla_get_uint(tb[KSFT_PERFMON_A_SAMPLE_DELAY]);
+	d->next_cpu = 0;
+	d->have = true;
+	return 0;
+}
 
 int drain_msg(struct drain *d, const struct nlmsghdr *nlh)
 {
 	struct nlattr *tb[KSFT_PERFMON_A_SAMPLE_MAX + 1];
+	uint32_t start, end;
 	struct nlattr *a;
 	uint64_t seq;
 	int rem;
@@ -135,31 +166,49 @@ int drain_msg(struct drain *d, const struct nlmsghdr *nlh)
 	if (!genlmsg_valid_hdr((struct nlmsghdr *)nlh, 0) ||
 	    genlmsg_parse((struct nlmsghdr *)nlh, 0, tb,
 			  KSFT_PERFMON_A_SAMPLE_MAX, sample_policy) ||
-	    !tb[KSFT_PERFMON_A_SAMPLE_SEQ] || !tb[KSFT_PERFMON_A_SAMPLE_TIME] ||
+	    !tb[KSFT_PERFMON_A_SAMPLE_SEQ] ||
+	    !tb[KSFT_PERFMON_A_SAMPLE_CPU_START] ||
+	    !tb[KSFT_PERFMON_A_SAMPLE_CPU_END] ||
 	    !uint_attrs_ok(tb, KSFT_PERFMON_A_SAMPLE_SEQ,
-			   KSFT_PERFMON_A_SAMPLE_COST))
+			   KSFT_PERFMON_A_SAMPLE_COST) ||
+	    !uint_attrs_ok(tb, KSFT_PERFMON_A_SAMPLE_DELAY,
+			   KSFT_PERFMON_A_SAMPLE_DELAY))
 		return drain_error(d, "malformed sample from the kernel");
 	seq = kpm_nla_get_uint(tb[KSFT_PERFMON_A_SAMPLE_SEQ]);
+	start = nla_get_u32(tb[KSFT_PERFMON_A_SAMPLE_CPU_START]);
+	end = nla_get_u32(tb[KSFT_PERFMON_A_SAMPLE_CPU_END]);
 
-	/* a sample split over several messages keeps its seq */
-	if (!d->have || d->cur.seq != seq) {
-		drain_flush(d);
-		memset(d->cur.cpu, 0, d->s->cpus * sizeof(*d->cur.cpu));
-		d->cur.ndevs = 0;
-		d->cur.seq = seq;
-		d->cur.time = kpm_nla_get_uint(tb[KSFT_PERFMON_A_SAMPLE_TIME]);
-		d->have = true;
-	}
-	if (tb[KSFT_PERFMON_A_SAMPLE_COST])
-		d->cur.cost = kpm_nla_get_uint(tb[KSFT_PERFMON_A_SAMPLE_COST]);
+	/* the parts of a sample come in order, its netdevs then its CPUs */
+	if (d->have && d->cur.seq != seq)
+		return drain_error(d, "sample %llu came before the last part of sample %llu",
+				   (unsigned long long)seq,
+				   (unsigned long long)d->cur.seq);
+	if (!d->have && sample_start(d, tb, seq))
+		return -1;
+	if (start != d->next_cpu || end < start || end > d->s->cpus)
+		return drain_error(d, "sample %llu: a part of CPUs %u to %u after CPU %u of %u",
+				   (unsigned long long)seq, start, end,
+				   d->next_cpu, d->s->cpus);
 	nlmsg_for_each_attr(a, (struct nlmsghdr *)nlh, GENL_HDRLEN, rem) {
 		if (nla_type(a) == KSFT_PERFMON_A_SAMPLE_CPU &&
-		    parse_cpu(d, a))
+		    parse_cpu(d, a, start, end))
 			return -1;
+		if (nla_type(a) == KSFT_PERFMON_A_SAMPLE_DEV && start)
+			return drain_error(d, "sample %llu: a netdev after its CPUs",
+					   (unsigned long long)seq);
 		if (nla_type(a) == KSFT_PERFMON_A_SAMPLE_DEV &&
 		    parse_dev(d, a))
 			return -1;
 	}
+	d->next_cpu = end;
+
+	if (!tb[KSFT_PERFMON_A_SAMPLE_LAST_PART])
+		return 0;
+	if (end != d->s->cpus || d->cur.ndevs != d->s->ndevs)
+		return drain_error(d, "sample %llu ends after CPU %u of %u and %u of %u netdevs",
+				   (unsigned long long)seq, end, d->s->cpus,
+				   d->cur.ndevs, d->s->ndevs);
+	drain_hand_on(d);
 	return 0;
 }
 
@@ -324,12 +373,43 @@ static uint64_t counter_delta(uint64_t a, uint64_t b)
 	return b >= a ? b - a : 0;
 }
 
-/* the same, from one sample to the next: a decrease is counted */
-static uint64_t step_delta(struct record *r, uint64_t a, uint64_t b)
+/* the same, from one sample to the next: a decrease is counted in @back */
+static uint64_t step_delta(struct record *r, struct back *back, uint64_t a,
+			   uint64_t b)
 {
-	if (b < a)
+	if (b < a) {
 		r->decreases++;
+		back->n++;
+		if (a - b > back->max)
+			back->max = a - b;
+	}
 	return counter_delta(a, b);
+}
+
+static const char *const cpu_field_names[T_NR] = {
+	"user", "nice", "system", "idle+iowait", "iowait", "irq", "softirq",
+	"steal", "guest", "guest_nice",
+};
+
+int record_print_decreases(FILE *f, const struct record *r)
+{
+	const char *sep = "";
+	int i;
+
+	if (!r->decreases)
+		return 0;
+	fputs("# ksft-perfmon: counter decreases, clamped (count, largest step back):", f);
+	for (i = 0; i < T_NR; i++, sep = ",")
+		if (r->cpu_back[i].n)
+			fprintf(f, "%s cpu %s %llu (%llu ns)", sep,
+				cpu_field_names[i], r->cpu_back[i].n,
+				(unsigned long long)r->cpu_back[i].max);
+	for (i = 0; i < KPM_DEV_NR_STATS; i++, sep = ",")
+		if (r->nic_back[i].n)
+			fprintf(f, "%s nic %s %llu (%llu)", sep,
+				kpm_dev_stat_names[i], r->nic_back[i].n,
+				(unsigned long long)r->nic_back[i].max);
+	return fputc('\n', f) == EOF ? -1 : 0;
 }
 
 /* a total since the start that is lower than the last one stays there */
@@ -414,9 +494,11 @@ static void emit_cpu_util(struct record *r, const struct sample *smp,
 		 * iowait alone can go backwards.
 		 */
 		for (i = 0; i < sizeof(busy_fields) / sizeof(busy_fields[0]); i++)
-			busy += step_delta(r, prev->t[busy_fields[i]],
+			busy += step_delta(r, &r->cpu_back[busy_fields[i]],
+					   prev->t[busy_fields[i]],
 					   now->t[busy_fields[i]]);
-		idle = step_delta(r, prev->t[T_IDLE] + prev->t[T_IOWAIT],
+		idle = step_delta(r, &r->cpu_back[T_IDLE],
+				  prev->t[T_IDLE] + prev->t[T_IOWAIT],
 				  now->t[T_IDLE] + now->t[T_IOWAIT]);
 		if (!(busy + idle)) {
 			jw_null(&w);
@@ -445,8 +527,8 @@ static void emit_nic(struct record *r, enum metric m, const struct sample *smp)
 			continue;
 		if (!now->gone) {
 			if (i < r->prev.ndevs && !r->prev.dev[i].gone)
-				step_delta(r, r->prev.dev[i].v[stat],
-					   now->v[stat]);
+				step_delta(r, &r->nic_back[stat],
+					   r->prev.dev[i].v[stat], now->v[stat]);
 			never_back(&r->nic_last[i][stat],
 				   counter_delta(base->v[stat], now->v[stat]));
 		}

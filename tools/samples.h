@@ -31,6 +31,7 @@ struct session {
 	uint64_t samples;
 	uint64_t lost;
 	uint64_t cost;
+	uint64_t missed;
 	uint32_t ndevs;
 	uint32_t ifindex[KSFT_PERFMON_DEVS_MAX];
 };
@@ -59,6 +60,7 @@ struct sample {
 	uint64_t seq;
 	uint64_t time;
 	uint64_t cost;
+	uint64_t delay;
 	struct cpu_stats *cpu;	/* [session.cpus] */
 	unsigned int ndevs;
 	struct dev_stats dev[KSFT_PERFMON_DEVS_MAX];
@@ -78,6 +80,7 @@ struct drain {
 	uint64_t cursor;	/* next seq wanted */
 	uint64_t lost;		/* gaps in seq */
 	bool have;		/* cur holds a sample being assembled */
+	uint32_t next_cpu;	/* where the next part of cur must start */
 	struct sample cur;
 	sample_fn fn;
 	void *arg;
@@ -90,12 +93,15 @@ int drain_init(struct drain *d, const struct session *s, sample_fn fn,
 	       void *arg);
 void drain_free(struct drain *d);
 /*
- * Take one sample-get message. A sample split over several messages is
- * handed on once the next one starts, or at drain_flush(). 0, or -1 with
- * d->error set when the message is malformed.
+ * Take one sample-get message: one part of a sample. A sample is handed
+ * on with its last part. 0, or -1 with d->error set when the message is
+ * malformed or does not continue the sample being assembled.
  */
 int drain_msg(struct drain *d, const struct nlmsghdr *nlh);
-void drain_flush(struct drain *d);
+/* At the end of a dump: 0, or -1 with d->error set when it ended within a
+ * sample.
+ */
+int drain_end(struct drain *d);
 
 /* ---- the compatibility metric set (metric-format.md) ------------------ */
 
@@ -116,8 +122,16 @@ struct record {
 	/* what cpu.time.* said last, per CPU: they never go back */
 	uint64_t *cpu_last[M_CPU_SIRQ + 1];
 	uint64_t nic_last[KSFT_PERFMON_DEVS_MAX][KPM_DEV_NR_STATS];
-	/* counters that went backwards from one sample to the next */
+	/*
+	 * Counters that went backwards from one sample to the next: in all,
+	 * and per field, how often and by how much at most. cpu_back[T_IDLE]
+	 * is idle + iowait, which utilization takes as one.
+	 */
 	unsigned long long decreases;
+	struct back {
+		unsigned long long n;
+		uint64_t max;
+	} cpu_back[T_NR], nic_back[KPM_DEV_NR_STATS];
 	bool bad_output;
 };
 
@@ -127,6 +141,12 @@ int record_init(struct record *r, const char *host, uint64_t time_base,
 void record_free(struct record *r);
 /* the observations of one sample; @nics: the session has netdevs */
 void record_add(struct record *r, const struct sample *smp, bool nics);
+/*
+ * The diagnostic line of the counters that went back, by field, if any
+ * did: "# ksft-perfmon: counter decreases, clamped: idle+iowait 2 (at most
+ * 3000), ...". 0, or -1 if it could not be written.
+ */
+int record_print_decreases(FILE *f, const struct record *r);
 /* record_add() as the sample_fn of a drain whose arg is a struct record */
 void record_sample(struct drain *d, const struct sample *smp);
 /*
