@@ -22,7 +22,8 @@ TOOL_LIBS = $(shell pkg-config --libs libnl-genl-3.0) -lm
 
 TOOLS = tools/ksft-perfmon-nl tools/ksft-perfmon-report
 SELFTESTS = selftests/ksft_perfmon_nl_test selftests/json_repr_test \
-	    selftests/rmmod_race selftests/samples_test selftests/nl_fuzz
+	    selftests/rmmod_race selftests/samples_test selftests/nl_fuzz \
+	    selftests/dump_test
 
 .PHONY: all module tools selftests deps run test check check-generated \
 	checkpatch sparse regen clean fuzz docs install bench
@@ -54,6 +55,12 @@ selftests: $(SELFTESTS)
 # as the kernel builds its selftests: kselftest_harness.h is not -Wextra clean
 selftests/ksft_perfmon_nl_test: selftests/ksft_perfmon_nl_test.c \
 				tools/nl.c tools/nl.h uapi/linux/ksft_perfmon.h
+	$(CC) -O2 -g -Wall -Werror -Iuapi -Itools -I$(KSFT_DIR) \
+		$(shell pkg-config --cflags libnl-genl-3.0) -o $@ $< tools/nl.c \
+		$(TOOL_LIBS)
+
+selftests/dump_test: selftests/dump_test.c tools/nl.c tools/nl.h \
+		     uapi/linux/ksft_perfmon.h
 	$(CC) -O2 -g -Wall -Werror -Iuapi -Itools -I$(KSFT_DIR) \
 		$(shell pkg-config --cflags libnl-genl-3.0) -o $@ $< tools/nl.c \
 		$(TOOL_LIBS)

@@ -7,11 +7,12 @@
 # kernel with kmemleak, a last result says whether a scan after the final
 # rmmod found a leak the module allocated.
 #
-# usage: guest.sh [--suite main|drivers] [MODULE [KSFT_DIR]]
+# usage: guest.sh [--suite main|drivers|cpus] [MODULE [KSFT_DIR]]
 #   main       (default) the netlink tests, the two-host tests, the
 #              helpers, robustness under load, hotplug and fuzzing
 #   drivers    drivers that lock in their stats: one vCPU, two e1000e
 #              on a QEMU hub and a bond (vm.sh --smp 1 --e1000e 2)
+#   cpus       the netlink tests with many CPUs (vm.sh --smp 64)
 #   MODULE     the module to test (default: ./ksft_perfmon.ko)
 #   KSFT_DIR   tools/testing/selftests of a kernel tree whose driver
 #              selftest library runs PerfMonitor (default: none, not run)
@@ -77,8 +78,12 @@ export -f kpm_insmod
 [ -w "$kmemleak" ] && echo clear > "$kmemleak"
 
 suite_main() {
+	# a load that fails never shows the family (nlctrl's notify group)
+	run insmod_failure /usr/bin/python3 selftests/insmod_failure.py "$KPM_MODULE"
 	step module.insmod kpm_insmod
 	run nl selftests/ksft_perfmon_nl_test
+	# samples in parts, a reader's buffer, a slow reader, a deleted session
+	run dump selftests/dump_test
 	run e2e selftests/e2e_two_hosts.sh
 	# the helpers in selftests: the kernel's driver selftest library with
 	# PerfMonitor (veth and netns; netdevsim where the kernel has it), and a
@@ -141,9 +146,19 @@ suite_drivers() {
 	step module.rmmod rmmod ksft_perfmon
 }
 
+# a sample of 64 CPUs and 16 netdevs is larger than an order-0 skb
+suite_cpus() {
+	step module.insmod kpm_insmod
+	run nl selftests/ksft_perfmon_nl_test
+	run dump selftests/dump_test
+	run e2e selftests/e2e_two_hosts.sh
+	step module.rmmod rmmod ksft_perfmon
+}
+
 case "$suite" in
 main) suite_main ;;
 drivers) suite_drivers ;;
+cpus) suite_cpus ;;
 *) echo "KPM-RESULT: fail guest.unknown_suite_$suite" ;;
 esac
 
