@@ -25,6 +25,9 @@ secs=${1:-20}
 out=$(mktemp -d)
 A=kpm-drv-a B=kpm-drv-b
 pids=()
+t0=$(date +%s)
+say() { echo "# drv_lock: $* at $(($(date +%s) - t0)) s" >&3; }
+exec 3>&1
 
 cleanup() {
 	local p
@@ -96,22 +99,45 @@ bg() {	# NETNS COMMAND...: in a process group of its own, for cleanup
 	pids+=($!)
 }
 bg $B iperf3 -s -B 192.0.2.2
-bg $A sh -c 'while :; do cat /proc/net/dev; done'
-bg $B sh -c 'while :; do cat /proc/net/dev; done'
-bg $A sh -c "while :; do ethtool -S $e0; done"
-bg $B sh -c "while :; do ethtool -S $e1; done"
-bg $A sh -c 'while :; do ip -s -s link show; done'
-bg $A ping -q -i 0.01 198.18.0.2
 sleep 1
+say "set up; recording"
 
-# B records until A's workload is over; A's workload is the traffic, then
-# a quiet e1000e link read twice through sysfs with the clock around it
+# B records until A's workload is over. A's workload is the traffic with
+# the readers looping beside it, then a quiet e1000e link read twice
+# through sysfs with the clock before each read.
 ip netns exec $B "$tool" record --raw --ifname "$e1" --ifname bond1 \
 	--interval 1 --ring 16384 --duration 36000 > "$out/b.json" 2> "$out/b.err" &
 rec_b=$!
 workload() {
-	local i s
-	iperf3 -c 192.0.2.2 -t "$SECS" -J > "$OUT/iperf3.json" || return 1
+	local i s readers=()
+
+	# At nice 10, so that iperf3 and record get the vCPU they need and
+	# the readers the rest: /proc/net/dev read by bash itself, as fast as
+	# it goes; ethtool and ip a process each, paced by bash's read -t on
+	# a FIFO (a KASAN kernel under TCG forks too slowly to loop on them
+	# bare)
+	mkfifo "$OUT/pace"
+	for i in $A $B; do
+		setsid ip netns exec $i nice -n 10 bash -c \
+			'while :; do while read -r l; do :; done < /proc/net/dev; done' &
+		readers+=($!)
+	done
+	for i in "$A ethtool -S $E0" "$B ethtool -S $E1" "$A ip -s -s link show"; do
+		setsid ip netns exec ${i%% *} nice -n 10 bash -c \
+			"exec 5<> $OUT/pace; while :; do ${i#* } > /dev/null; read -t 0.01 -u 5; done" &
+		readers+=($!)
+	done
+	ping -q -i 0.01 198.18.0.2 > /dev/null &
+	readers+=($!)
+	# at a rate that leaves the vCPU to the readers and the sampler, and
+	# bounded: a client that hangs must not hang the test
+	timeout $((SECS * 3 + 60)) iperf3 -c 192.0.2.2 -t "$SECS" -b 200M \
+		--connect-timeout 30000 -J > "$OUT/iperf3.json"
+	echo "# drv_lock: iperf3 exited $? at $(($(date +%s) - T0)) s" >&3
+	for i in "${readers[@]}"; do
+		kill -- "-$i" 2>/dev/null || kill "$i"
+	done
+	wait
 	sleep 0.5
 	for i in 0 1; do
 		echo "clock $("$TOOL" clock)"
@@ -120,19 +146,27 @@ workload() {
 			echo "b $s $(ip netns exec "$B" cat "/sys/class/net/$E1/statistics/$s")"
 		done
 	done > "$OUT/sysfs"
+	echo "# drv_lock: sysfs read at $(($(date +%s) - T0)) s" >&3
 	sleep 0.1
+	kill -TERM "$REC_B"
 }
 export -f workload
-export E0=$e0 E1=$e1 B SECS=$secs OUT=$out TOOL=$tool
+export A B E0=$e0 E1=$e1 SECS=$secs OUT=$out TOOL=$tool T0=$t0 REC_B=$rec_b
 ip netns exec $A "$tool" record --raw --ifname "$e0" --ifname bond0 \
 	--interval 1 --ring 16384 -- bash -c workload > "$out/a.json" 2> "$out/a.err"
 rc_a=$?
-kill -TERM $rec_b
+say "host A recorded"
+# the workload stopped it; a workload that failed did not
+kill -TERM $rec_b 2>/dev/null
 wait $rec_b
 rc_b=$?
+say "host B recorded: $(wc -l < "$out/a.json") and $(wc -l < "$out/b.json") lines"
 for f in a.err b.err; do
 	sed "s/^/# $f: /" "$out/$f"
 done
 
 python3 "$top/selftests/check_drv_lock.py" --dir "$out" --secs "$secs" \
 	--rc-a "$rc_a" --rc-b "$rc_b"
+rc=$?
+say "checked"
+exit $rc
