@@ -145,9 +145,12 @@ run_kernel() {	# NAME
 		selftests/guest.sh --suite drivers "build/$k/ksft_perfmon.ko"
 	# 64 vCPUs: samples of many parts. (possible_cpus= only lowers the
 	# count since x86's topology rework in 6.9, and QEMU 7.2 lists no
-	# hotpluggable CPU to a TCG guest.)
-	guest "$k/cpus" --smp 64 --mem 4096 -- \
-		selftests/guest.sh --suite cpus "build/$k/ksft_perfmon.ko"
+	# hotpluggable CPU to a TCG guest.) On Debian's 6.12 only: the parts
+	# are the same code on every kernel, and the debug kernel checks
+	# them in its main guest, where 16 netdevs split every sample.
+	[ "$k" != 6.12 ] ||
+		guest "$k/cpus" --smp 64 --mem 4096 -- \
+			selftests/guest.sh --suite cpus "build/$k/ksft_perfmon.ko"
 	times+=("$k: kernel $((t1 - t0)) s, module and sparse $((t2 - t1)) s, guest $((SECONDS - t2)) s")
 }
 
