@@ -55,12 +55,12 @@ def tracing(setting, value):
 
 
 def traced_sampler_ns():
-    """durations of kpm_sampler_fn in the function_graph trace, in ns:
-    " 1) + 35.672 us   |  kpm_sampler_fn [ksft_perfmon]();" """
+    """durations of kpm_sample_work in the function_graph trace, in ns:
+    " 1) + 35.672 us   |  kpm_sample_work [ksft_perfmon]();" """
     out = []
     with open(os.path.join(TRACING, 'trace')) as f:
         for line in f:
-            if 'kpm_sampler_fn' in line and '|' in line:
+            if 'kpm_sample_work' in line and '|' in line:
                 field = line.split('|')[0].split()
                 if len(field) >= 2 and field[-1] in ('us', 'ms'):
                     out.append(float(field[-2]) *
@@ -78,7 +78,7 @@ def k_run(interval_ms, secs, trace=False):
     if trace:
         # only the sampler, a leaf: its own entry and exit
         tracing('current_tracer', 'nop')
-        tracing('set_ftrace_filter', 'kpm_sampler_fn')
+        tracing('set_ftrace_filter', 'kpm_sample_work')
         tracing('trace', '')
         tracing('current_tracer', 'function_graph')
         tracing('tracing_on', '1')
@@ -96,8 +96,9 @@ def k_run(interval_ms, secs, trace=False):
         tracing('current_tracer', 'nop')
         tracing('set_ftrace_filter', '')
         tracing('tracing_on', '1')
-    return (int(row[4]), int(row[6]),
-            int((ru.ru_utime + ru.ru_stime) * 1e9), durations, row[3])
+    return (int(row['samples']), int(row['cost_ns']),
+            int((ru.ru_utime + ru.ru_stime) * 1e9), durations,
+            row['sample_size'])
 
 
 def cost(cpus):
@@ -170,8 +171,10 @@ def fmt(cpus):
 
 
 def last_session():
+    """the newest session's row of debugfs, by column name"""
     with open(SESSIONS) as f:
-        return f.readlines()[-1].split()
+        lines = f.readlines()
+    return dict(zip(lines[0].split(), lines[-1].split()))
 
 
 def k_times(interval_ms, secs):

@@ -47,7 +47,7 @@ static int kpm_sessions_show(struct seq_file *m, void *v)
 		spin_lock(&s->lock);
 		samples = s->head;
 		lost = s->lost;
-		missed = s->missed;
+		missed = atomic64_read(&s->missed);
 		cost = s->cost_ns;
 		spin_unlock(&s->lock);
 
@@ -77,7 +77,7 @@ DEFINE_SHOW_ATTRIBUTE(kpm_sessions);
 struct kpm_latest_iter {
 	struct kpm_sample *smp;	/* the newest sample of session @id */
 	size_t size;		/* of @smp's buffer */
-	u64 cookie;		/* of session @id; 0: @smp holds nothing */
+	bool loaded;		/* @smp holds session @id's newest sample */
 	u32 id;
 	u32 line;
 	bool have;		/* the session had a sample */
@@ -104,7 +104,7 @@ static int kpm_latest_load(struct kpm_latest_iter *it, unsigned long *id)
 		if (s && size <= it->size) {
 			it->have = kpm_session_latest(s, it->smp);
 			it->id = s->id;
-			it->cookie = s->cookie;
+			it->loaded = true;
 		}
 		mutex_unlock(&kpm_mutex);
 		if (!s)
@@ -114,7 +114,7 @@ static int kpm_latest_load(struct kpm_latest_iter *it, unsigned long *id)
 
 		/* a larger buffer, taken with no lock held; then again */
 		kvfree(it->smp);
-		it->cookie = 0;
+		it->loaded = false;
 		it->smp = kvmalloc(size, GFP_KERNEL);
 		it->size = it->smp ? size : 0;
 		if (!it->smp)
@@ -134,7 +134,7 @@ static void *kpm_latest_start(struct seq_file *m, loff_t *pos)
 	int err;
 
 	for (;;) {
-		if (!line || !it->cookie || it->id != id) {
+		if (!line || !it->loaded || it->id != id) {
 			unsigned long want = id;
 
 			err = kpm_latest_load(it, &id);

@@ -10,6 +10,7 @@
 #ifndef _KSFT_PERFMON_KPM_H
 #define _KSFT_PERFMON_KPM_H
 
+#include <linux/atomic.h>
 #include <linux/hrtimer.h>
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
@@ -88,7 +89,8 @@ struct kpm_dev {
  * @busy: bit 0 set from when the timer queues @work until it has run: at
  *	most one sample is in flight
  * @expires_ns: the expiry of the timer period @work samples; written by
- *	the timer only while @busy is clear
+ *	the timer when it sets @busy, read by @work before it clears it
+ * @missed: timer periods that took no sample, counted by the timer
  * @work: takes a sample, in process context
  * @scratch: the sample @work builds before it goes into the ring
  * @interval_ns: sampling period
@@ -99,8 +101,6 @@ struct kpm_dev {
  * @head_slot: slot the next sample goes to
  * @read_seq: first sequence number no reader has been given
  * @lost: samples overwritten before any reader read them
- * @missed: timer periods that took no sample
- * @last_expires_ns: the timer period of the newest sample
  * @cost_ns: time the sampler spent on this session
  * @ring: @ring_size slots of @sample_size bytes
  * @ndevs: number of entries in @devs
@@ -116,6 +116,7 @@ struct kpm_session {
 	struct hrtimer timer;
 	unsigned long busy;
 	u64 expires_ns;
+	atomic64_t missed;
 	struct work_struct work;
 	struct kpm_sample *scratch;
 	u64 interval_ns;
@@ -127,8 +128,6 @@ struct kpm_session {
 	u32 head_slot;
 	u64 read_seq;
 	u64 lost;
-	u64 missed;
-	u64 last_expires_ns;
 	u64 cost_ns;
 	void *ring;
 
@@ -143,6 +142,7 @@ struct kpm_session_cfg {
 	u32 ifindex[KSFT_PERFMON_DEVS_MAX];
 	/* the request's attribute of each ifindex, for extack; may be NULL */
 	const struct nlattr *ifindex_attr[KSFT_PERFMON_DEVS_MAX];
+	const struct nlattr *interval_attr;
 	const struct nlattr *ring_size_attr;
 };
 
@@ -150,9 +150,8 @@ extern struct mutex kpm_mutex;
 extern struct xarray kpm_sessions;
 
 /* session.c */
-struct kpm_session *kpm_session_new(struct net *net,
-				    const struct kpm_session_cfg *cfg,
-				    u32 portid, struct netlink_ext_ack *extack);
+int kpm_session_new(struct net *net, const struct kpm_session_cfg *cfg,
+		    u32 portid, u32 *id, struct netlink_ext_ack *extack);
 void kpm_session_destroy(struct kpm_session *s);
 void kpm_session_destroy_all(void);
 void kpm_session_destroy_owned(struct net *net, u32 portid);

@@ -30,7 +30,8 @@ static int __init kpm_start_param_session(void)
 	struct kpm_session_cfg cfg = {
 		.ring_size = KPM_PARAM_RING_SIZE,
 	};
-	struct kpm_session *s;
+	u32 id;
+	int err;
 
 	if (!interval_ms && !ifindex)
 		return 0;
@@ -48,13 +49,13 @@ static int __init kpm_start_param_session(void)
 		cfg.ndevs = 1;
 	}
 
-	s = kpm_session_new(&init_net, &cfg, 0, NULL);
-	if (IS_ERR(s)) {
+	err = kpm_session_new(&init_net, &cfg, 0, &id, NULL);
+	if (err) {
 		pr_err("cannot start the session of ifindex=%u interval_ms=%u: %pe\n",
-		       ifindex, interval_ms, s);
-		return PTR_ERR(s);
+		       ifindex, interval_ms, ERR_PTR(err));
+		return err;
 	}
-	pr_info("session %u samples every %u ms\n", s->id, interval_ms);
+	pr_info("session %u samples every %u ms\n", id, interval_ms);
 	return 0;
 }
 
@@ -62,10 +63,11 @@ static int __init kpm_start_param_session(void)
  * kpm_init() - start the load-time session, then open the module to users
  *
  * Context: process (module load). The netdev notifier comes first, so no
- * session can exist without it; the generic netlink family comes last,
- * once nothing can fail: a family registered by a load that then fails
- * would let a dump begin in a module about to be freed (a dump holds a
- * reference to the module, and a failed load does not wait for it).
+ * session can exist without it; the generic netlink family and debugfs
+ * come last, once nothing can fail: a family or a file registered by a
+ * load that then fails would let a dump or an open file reach a module
+ * about to be freed (both hold a reference to the module, and a failed
+ * load does not wait for it).
  * Return: 0 or a negative errno, with nothing left registered.
  */
 static int __init kpm_init(void)
@@ -80,15 +82,14 @@ static int __init kpm_init(void)
 	if (err)
 		goto err_session_exit;
 
-	kpm_debugfs_init();
-
 	err = kpm_nl_init();
 	if (err)
-		goto err_debugfs_exit;
+		goto err_session_exit;
+
+	/* cannot fail, so after the last step that can */
+	kpm_debugfs_init();
 	return 0;
 
-err_debugfs_exit:
-	kpm_debugfs_exit();
 err_session_exit:
 	/* destroys the load-time session, if there is one */
 	kpm_session_exit();
@@ -99,13 +100,14 @@ err_session_exit:
  * kpm_exit() - unregister everything and destroy the sessions left
  *
  * Context: process (module unload), in the reverse order of kpm_init().
- * The family goes first, so no request or dump runs any more; netlink
- * holds a module reference while a dump is pending, so there is none.
+ * debugfs and the family go first, so no reader, request or dump runs
+ * any more; an open file and a pending dump hold a module reference, so
+ * there is none.
  */
 static void __exit kpm_exit(void)
 {
-	kpm_nl_exit();
 	kpm_debugfs_exit();
+	kpm_nl_exit();
 	/* destroys the sessions left, the load-time one among them */
 	kpm_session_exit();
 }

@@ -22,7 +22,8 @@ struct kpm_nl_sample_ctx {
 	u64 seq;	/* the sample being sent, or the next one */
 	u64 end;	/* the head when the dump started: where it ends */
 	u32 session_id;
-	u32 item;	/* next netdev, then CPU, of *copy; 0: none copied */
+	u32 item;	/* next netdev, then CPU, of *copy to send */
+	bool copied;	/* *copy holds sample seq, not all of it sent */
 };
 
 /* dump position of session-get, in cb->ctx */
@@ -111,7 +112,7 @@ static int kpm_nl_session_fill(struct sk_buff *skb, struct kpm_session *s,
 	spin_lock(&s->lock);
 	samples = s->head;
 	lost = s->lost;
-	missed = s->missed;
+	missed = atomic64_read(&s->missed);
 	cost = s->cost_ns;
 	spin_unlock(&s->lock);
 
@@ -153,12 +154,11 @@ int ksft_perfmon_nl_session_new_doit(struct sk_buff *skb,
 {
 	struct net *net = genl_info_net(info);
 	struct kpm_session_cfg cfg = {};
-	struct kpm_session *s;
 	const struct nlattr *a;
 	struct sk_buff *rsp;
 	void *hdr;
 	int rem, err;
-	u32 i;
+	u32 i, id;
 
 	if (!netlink_ns_capable(skb, net->user_ns, CAP_NET_ADMIN)) {
 		NL_SET_ERR_MSG(info->extack,
@@ -170,6 +170,7 @@ int ksft_perfmon_nl_session_new_doit(struct sk_buff *skb,
 		return -EINVAL;
 
 	cfg.interval_ns = nla_get_uint(info->attrs[KSFT_PERFMON_A_SESSION_INTERVAL]);
+	cfg.interval_attr = info->attrs[KSFT_PERFMON_A_SESSION_INTERVAL];
 	cfg.ring_size = nla_get_u32(info->attrs[KSFT_PERFMON_A_SESSION_RING_SIZE]);
 	cfg.ring_size_attr = info->attrs[KSFT_PERFMON_A_SESSION_RING_SIZE];
 
@@ -203,13 +204,11 @@ int ksft_perfmon_nl_session_new_doit(struct sk_buff *skb,
 		goto err_free_msg;
 	}
 
-	s = kpm_session_new(net, &cfg, info->snd_portid, info->extack);
-	if (IS_ERR(s)) {
-		err = PTR_ERR(s);
+	err = kpm_session_new(net, &cfg, info->snd_portid, &id, info->extack);
+	if (err)
 		goto err_free_msg;
-	}
 	/* cannot fail: the message is empty and of the default size */
-	nla_put_u32(rsp, KSFT_PERFMON_A_SESSION_ID, s->id);
+	nla_put_u32(rsp, KSFT_PERFMON_A_SESSION_ID, id);
 	genlmsg_end(rsp, hdr);
 	return genlmsg_reply(rsp, info);
 
@@ -376,16 +375,18 @@ err_cancel_nest:
 /* What closes a part: cpu-end and last-part. */
 #define KPM_NL_PART_TAIL	(nla_total_size(sizeof(u32)) + nla_total_size(0))
 
-/* Item @i of a sample: its netdevs, then its CPU ids; none for an id
- * that is not a possible CPU.
+/*
+ * Item @i of a sample: its netdevs, then its CPU ids; none for an id that
+ * is not a possible CPU.
  */
 static int kpm_nl_put_item(struct sk_buff *skb, const struct kpm_sample *smp,
 			   u32 i)
 {
-	u32 cpu = i - smp->ndevs;
+	u32 cpu;
 
 	if (i < smp->ndevs)
 		return kpm_nl_put_dev(skb, kpm_sample_dev(smp, i));
+	cpu = i - smp->ndevs;
 	if (!cpu_possible(cpu))
 		return 0;
 	return kpm_nl_put_cpu(skb, cpu, kpm_sample_cpu(smp, cpu));
@@ -502,45 +503,49 @@ int ksft_perfmon_nl_sample_get_start(struct netlink_callback *cb)
  * up with are counted as lost. Each sample is copied out of the ring once
  * and sent from the copy, in as many parts as it takes, so a sample never
  * changes between its parts. A session destroyed during the dump ends it
- * with -ENOENT.
+ * with -ENOENT, in an skb of its own, with its extack.
  *
  * Context: process. Takes kpm_mutex, then the session's lock, to copy
  * each sample; builds the messages with neither held.
  *
- * Return: the length of @skb, 0 at the end, or a negative errno.
+ * Return: 0 at the end; -EMSGSIZE or the length of @skb when the dump
+ * goes on in the next skb; -ENOENT.
  */
 int ksft_perfmon_nl_sample_get_dumpit(struct sk_buff *skb,
 				      struct netlink_callback *cb)
 {
 	struct kpm_nl_sample_ctx *ctx = (void *)cb->ctx;
 	struct kpm_session *s;
-	bool copied;
 	int err;
 
 	for (;;) {
-		if (!ctx->item) {
+		if (!ctx->copied) {
 			if (ctx->seq >= ctx->end)
 				return 0;
 			mutex_lock(&kpm_mutex);
 			s = xa_load(&kpm_sessions, ctx->session_id);
 			if (s && s->cookie != ctx->cookie)
 				s = NULL;
-			copied = s && kpm_session_read(s, &ctx->seq, ctx->end,
-						       ctx->copy);
+			ctx->copied = s && kpm_session_read(s, &ctx->seq,
+							    ctx->end, ctx->copy);
 			mutex_unlock(&kpm_mutex);
 			if (!s) {
+				/* an skb of its own, so that the extack goes with it */
+				if (skb->len)
+					return skb->len;
 				NL_SET_ERR_MSG(cb->extack,
 					       "the session was destroyed during the dump");
 				return -ENOENT;
 			}
-			if (!copied)
+			if (!ctx->copied)
 				return 0;
+			ctx->item = 0;
 		}
 		err = kpm_nl_sample_fill(skb, ctx->session_id, ctx->copy,
 					 &ctx->item, genl_info_dump(cb));
 		if (err)
 			return err;
-		ctx->item = 0;
+		ctx->copied = false;
 		ctx->seq++;
 	}
 }

@@ -14,7 +14,6 @@
 
 #include <linux/cpumask.h>
 #include <linux/kernel_stat.h>
-#include <linux/math64.h>
 #include <linux/netdevice.h>
 #include <linux/rcupdate.h>
 #include <linux/string.h>
@@ -78,10 +77,11 @@ static void kpm_sample_devs(struct kpm_session *s, struct kpm_sample *smp)
  * @timer: the session's timer
  *
  * Queues kpm_sample_work() for this period, unless the previous sample is
- * still waiting to run or running: then this period is skipped, and the
- * work counts it in @missed. So at most one sample of a session is in
- * flight, and a sampler slower than its interval takes fewer samples
- * instead of running back to back on the CPU.
+ * still waiting to run or running: then this period is skipped and
+ * counted in @missed, as are the periods the timer itself came too late
+ * for (hrtimer_forward_now()'s overruns beyond one). So at most one
+ * sample of a session is in flight, and a sampler slower than its
+ * interval takes fewer samples instead of running back to back.
  *
  * Context: hardirq (HRTIMER_MODE_REL_HARD, on PREEMPT_RT too); takes no
  * lock of the module.
@@ -91,12 +91,17 @@ static void kpm_sample_devs(struct kpm_session *s, struct kpm_sample *smp)
 enum hrtimer_restart kpm_timer_fn(struct hrtimer *timer)
 {
 	struct kpm_session *s = container_of(timer, struct kpm_session, timer);
+	u64 missed = 0;
 
 	if (!test_and_set_bit(0, &s->busy)) {
 		s->expires_ns = ktime_to_ns(hrtimer_get_expires(timer));
 		queue_work(system_highpri_wq, &s->work);
+	} else {
+		missed++;
 	}
-	hrtimer_forward_now(timer, ns_to_ktime(s->interval_ns));
+	missed += hrtimer_forward_now(timer, ns_to_ktime(s->interval_ns)) - 1;
+	if (missed)
+		atomic64_add(missed, &s->missed);
 	return HRTIMER_RESTART;
 }
 
@@ -108,10 +113,10 @@ enum hrtimer_restart kpm_timer_fn(struct hrtimer *timer)
  * lock of the module held, then copies it into the ring at its head. When
  * the ring is full this overwrites the oldest sample; one that no reader
  * had read yet is counted in @lost, so every gap a reader sees in the
- * sequence numbers is counted. Timer periods between this sample's and
- * the previous one's are counted in @missed.
+ * sequence numbers is counted.
  *
- * Context: process (system_highpri_wq, on the CPU the timer fired on).
+ * Context: process (system_highpri_wq; normally on the CPU the timer
+ * fired on).
  * Calls ndo_get_stats64 under rcu_read_lock(); then takes the session's
  * lock to copy the sample. The timer queues no other sample until this
  * one clears @busy, so the scratch sample and @expires_ns are its own.
@@ -138,12 +143,6 @@ void kpm_sample_work(struct work_struct *work)
 			s->read_seq = overwritten + 1;
 		}
 	}
-	/* expiries are on the grid of the first one, at whole intervals */
-	if (s->last_expires_ns)
-		s->missed += div64_u64(expires - s->last_expires_ns,
-				       s->interval_ns) - 1;
-	s->last_expires_ns = expires;
-
 	smp->seq = s->head;
 	slot = s->ring + (size_t)s->head_slot * s->sample_size;
 	memcpy(slot, smp, s->sample_size);

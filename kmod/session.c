@@ -61,8 +61,9 @@ static void kpm_budget_put(size_t ring_bytes)
 }
 
 /* The oldest sample in the ring, or head when it is empty; under @s->lock. */
-static u64 kpm_session_first_seq(const struct kpm_session *s)
+static u64 kpm_session_first_seq(struct kpm_session *s)
 {
+	lockdep_assert_held(&s->lock);
 	return s->head > s->ring_size ? s->head - s->ring_size : 0;
 }
 
@@ -72,6 +73,7 @@ static struct kpm_sample *kpm_session_slot(struct kpm_session *s, u64 seq)
 	u32 back = s->head - seq;	/* 1 .. ring_size */
 	u32 slot;
 
+	lockdep_assert_held(&s->lock);
 	slot = s->head_slot >= back ? s->head_slot - back :
 				      s->head_slot + s->ring_size - back;
 	return s->ring + (size_t)slot * s->sample_size;
@@ -182,21 +184,23 @@ static void kpm_session_free(struct kpm_session *s)
  * @net: network namespace the ifindexes of @cfg are in
  * @cfg: what to sample; validated against the spec's bounds by the caller
  * @portid: netlink port of the owning socket, or 0 for none
+ * @id: where to put the new session's id
  * @extack: where to report errors
  *
  * Context: process. Allocates the ring with no lock held, then takes
  * kpm_mutex. The netdevs are looked up under kpm_mutex, which
  * kpm_netdev_event() takes too, so a netdev cannot be unregistered
- * between the lookup and the session becoming visible.
+ * between the lookup and the session becoming visible. The session is
+ * not returned: once kpm_mutex is dropped, a session-del may free it.
  *
- * Return: the new session, or an ERR_PTR().
+ * Return: 0, or a negative errno with extack set.
  */
-struct kpm_session *kpm_session_new(struct net *net,
-				    const struct kpm_session_cfg *cfg,
-				    u32 portid, struct netlink_ext_ack *extack)
+int kpm_session_new(struct net *net, const struct kpm_session_cfg *cfg,
+		    u32 portid, u32 *id, struct netlink_ext_ack *extack)
 {
 	u32 sample_size = kpm_sample_size(cfg->ndevs);
-	struct xa_limit limit = XA_LIMIT(1, U32_MAX);
+	/* ids stay positive in a loff_t's high half (debugfs positions) */
+	struct xa_limit limit = XA_LIMIT(1, INT_MAX);
 	struct kpm_session *s;
 	size_t ring_bytes;
 	int err;
@@ -206,11 +210,18 @@ struct kpm_session *kpm_session_new(struct net *net,
 		NL_SET_ERR_MSG_ATTR_FMT(extack, cfg->ring_size_attr,
 					"ring of %zu bytes is over the %lu byte limit of a session",
 					ring_bytes, KPM_SESSION_MEM_MAX);
-		return ERR_PTR(-EINVAL);
+		return -EINVAL;
+	}
+	/* the timer moves on by whole intervals of at least its resolution */
+	if (cfg->interval_ns < hrtimer_resolution) {
+		NL_SET_ERR_MSG_ATTR_FMT(extack, cfg->interval_attr,
+					"interval below the timer resolution of %u ns",
+					hrtimer_resolution);
+		return -EINVAL;
 	}
 	err = kpm_budget_get(ring_bytes, cfg, extack);
 	if (err)
-		return ERR_PTR(err);
+		return err;
 
 	err = -ENOMEM;
 	s = kzalloc(struct_size(s, devs, cfg->ndevs), GFP_KERNEL);
@@ -243,10 +254,11 @@ struct kpm_session *kpm_session_new(struct net *net,
 	s->cookie = ++kpm_next_cookie;
 	s->net = net;
 	s->portid = portid;
+	*id = s->id;
 	/* the first sample, at once, is the baseline of the session */
 	hrtimer_start(&s->timer, 0, HRTIMER_MODE_REL_HARD);
 	mutex_unlock(&kpm_mutex);
-	return s;
+	return 0;
 
 err_put_devs:
 	kpm_session_put_devs(s);
@@ -255,7 +267,7 @@ err_free:
 	kpm_session_free(s);
 err_budget_put:
 	kpm_budget_put(ring_bytes);
-	return ERR_PTR(err);
+	return err;
 }
 
 /**
