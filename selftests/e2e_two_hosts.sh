@@ -13,6 +13,7 @@ out=${KPM_E2E_OUT:-$(mktemp -d)}
 L=kpm-local R=kpm-remote
 DROPS=50
 fail=0
+raws=()
 
 cleanup() {
 	ip netns del $L 2>/dev/null
@@ -40,6 +41,12 @@ base=$(python3 -c 'import time; print(time.monotonic_ns())')
 ip netns exec $R "$tool" record --ifname vb --interval 100 --host remote \
 	--time-base "$base" --duration 6 > "$out/remote.ktap" &
 remote=$!
+# beside each, the kernel's raw values, which record's lines clamp
+for h in $L $R; do
+	ip netns exec $h "$tool" record --raw --interval 100 --duration 6 \
+		> "$out/$h.raw" &
+	raws+=($!)
+done
 
 # the workload of the local endpoint: traffic, then frames into a downed peer
 workload() {
@@ -63,11 +70,14 @@ ip netns exec $L "$tool" record --ifname va --interval 100 --host local \
 echo "# local record exited $?"
 wait $remote
 echo "# remote record exited $?"
+wait "${raws[@]}"
 
 cpus=$(python3 -c 'import os; print(int(open("/sys/devices/system/cpu/possible").read().split("-")[-1]) + 1)')
 echo "# local: $(wc -l < "$out/local.ktap") lines, remote: $(wc -l < "$out/remote.ktap") lines"
 python3 "$top/selftests/ktap_metrics.py" "$out/local.ktap" --host local \
-	--cpus "$cpus" --last nic.tx.dropped=$DROPS --busy 0.2 --max-time 30 || fail=1
+	--cpus "$cpus" --last nic.tx.dropped=$DROPS --busy 0.2 --max-time 30 \
+	--raw "$out/$L.raw" || fail=1
 python3 "$top/selftests/ktap_metrics.py" "$out/remote.ktap" --host remote \
-	--cpus "$cpus" --last nic.tx.dropped=0 --busy 0.2 --max-time 30 || fail=1
+	--cpus "$cpus" --last nic.tx.dropped=0 --busy 0.2 --max-time 30 \
+	--raw "$out/$R.raw" || fail=1
 exit $fail
