@@ -14,6 +14,7 @@ cd "$top"
 
 pass=0 fail=0 skip=0
 failed=()
+times=()	# the timeline printed at the end
 result() {	# pass|fail|skip NAME
 	case "$1" in
 	pass) pass=$((pass + 1)) ;;
@@ -97,10 +98,11 @@ ksft_lib() {
 }
 ksft=
 step setup.driver_selftest_library ksft_lib
+times+=("host-side steps: $SECONDS s")
 
 # one guest of the kernel that run_kernel set up, its results under PREFIX/
 guest() {	# PREFIX VM.SH-ARGS... -- COMMAND...
-	local prefix=$1 log vm_rc status name
+	local prefix=$1 log vm_rc status name t0=$SECONDS up
 	shift
 	echo "== $prefix: guest"
 	log=$(mktemp)
@@ -117,13 +119,15 @@ guest() {	# PREFIX VM.SH-ARGS... -- COMMAND...
 	else
 		result fail "$prefix/guest.kernel_log_clean"
 	fi
+	up=$(sed -n 's/^.*KPM-VM: guest up at \([0-9.]*\) s.*$/\1/p' "$log" | tail -n1)
+	times+=("$prefix: guest $((SECONDS - t0)) s (/init at ${up:-?} s of its uptime)")
 	rm -f "$log"
 }
 
 # one kernel: build the module against it, sparse, then its guests
 run_kernel() {	# NAME
 	local k=$1 kver image modules kdir mem timeout env
-	local t0=$SECONDS t1 t2
+	local t0=$SECONDS t1
 	echo "== $k: setting up"
 	if ! env=$(scripts/kernel.sh env "$k"); then
 		result fail "$k/setup"
@@ -136,7 +140,7 @@ run_kernel() {	# NAME
 		{ result fail "$k/guest"; return; }
 	step "$k/check.sparse" scripts/kbuild.sh --sparse "$kdir" "$k"
 
-	t2=$SECONDS
+	times+=("$k: kernel $((t1 - t0)) s, module and sparse $((SECONDS - t1)) s")
 	# the main suite, on the default number of vCPUs
 	guest "$k" --smp "${KPM_SMP:-4}" -- \
 		selftests/guest.sh "build/$k/ksft_perfmon.ko" ${ksft:+"$ksft"}
@@ -151,13 +155,12 @@ run_kernel() {	# NAME
 	[ "$k" != 6.12 ] ||
 		guest "$k/cpus" --smp 64 --mem 4096 -- \
 			selftests/guest.sh --suite cpus "build/$k/ksft_perfmon.ko"
-	times+=("$k: kernel $((t1 - t0)) s, module and sparse $((t2 - t1)) s, guest $((SECONDS - t2)) s")
 }
 
-times=()
 for k in $kernels; do
 	run_kernel "$k"
 done
+times+=("total: $SECONDS s")
 
 echo
 printf 'time: %s\n' "${times[@]}"
