@@ -130,7 +130,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		switch (op % 8) {
 		case 0:		/* a CPU, as the kernel sends it */
 		case 1:
+			/* a message that is full takes no more */
 			nest = nla_nest_start(msg, KSFT_PERFMON_A_SAMPLE_CPU);
+			if (!nest)
+				break;
 			nla_put_u32(msg, KSFT_PERFMON_A_CPU_STATS_ID,
 				    take(&in, 1) % (s.cpus + 1));
 			if (op & 8)
@@ -142,6 +145,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			break;
 		case 2:		/* a netdev */
 			nest = nla_nest_start(msg, KSFT_PERFMON_A_SAMPLE_DEV);
+			if (!nest)
+				break;
 			nla_put_u32(msg, KSFT_PERFMON_A_DEV_STATS_IFINDEX,
 				    take(&in, 1));
 			if (op & 8)
@@ -162,6 +167,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		case 4: {	/* a nest of raw attributes */
 			nest = nla_nest_start(msg, take(&in, 1) & 7);
+			if (!nest)
+				break;
 			nla_put_u32(msg, take(&in, 1) & 31, take(&in, 4));
 			nla_nest_end(msg, nest);
 			break;
