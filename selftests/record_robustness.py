@@ -219,9 +219,10 @@ def tiny_ring_stalled_reader(t):
     t.check(rec.returncode == 3, f'record exited {rec.returncode}: {err}')
     t.check(not bad, f'not metric lines: {bad[:3]}')
     t.check(len(obs) > 0, 'no observations')
-    m = LOST.match(diag[-1]) if diag else None
+    lost = [d for d in diag if LOST.match(d)]
+    m = LOST.match(lost[0]) if lost else None
     if t.check(m is not None, f'no "samples lost" line: {diag}'):
-        print(f'# {diag[-1]}')
+        print(f'# {lost[0]}')
         t.check(m.group(1) == m.group(2) and int(m.group(1)) >= 400,
                 f'gaps {m.group(1)}, kernel {m.group(2)}')
 
