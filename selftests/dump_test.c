@@ -433,6 +433,7 @@ TEST_F(dump, slow_reader_loses_only_whole_samples)
 
 struct deleter {
 	FIXTURE_DATA(dump) *self;
+	uint32_t id;
 	int recvs;
 };
 
@@ -443,21 +444,42 @@ static void delete_after_first(void *arg)
 
 	if (del->recvs++ == 0)
 		sess_op(del->self->sk, del->self->family,
-			KSFT_PERFMON_CMD_SESSION_DEL, del->self->s.id, &s);
+			KSFT_PERFMON_CMD_SESSION_DEL, del->id, &s);
 }
 
-/* A session destroyed under a dump ends it with an error, not success. */
+/*
+ * A session destroyed under a dump ends it with an error, not success.
+ * A session of its own, 10 ms and a ring of 64, so that twenty samples
+ * wait in it and the dump is far from its end when the session goes.
+ */
 TEST_F(dump, session_destroyed_mid_dump_fails_it)
 {
-	struct deleter del = { self, 0 };
+	struct deleter del = { self, 0, 0 };
+	struct sess s = {};
+	struct nl_msg *msg;
+	struct kpm_ack ack;
 	struct dump d = {};
+	int i;
 
-	wait_samples(self, 8);
-	dump(self->fd, self->family, self->s.id, 0, 4096, self->ifindex, &d,
+	msg = kpm_nl_msg(self->family, KSFT_PERFMON_CMD_SESSION_NEW, 0);
+	for (i = 0; i < NDEVS; i++)
+		nla_put_u32(msg, KSFT_PERFMON_A_SESSION_IFINDEX, self->ifindex[i]);
+	nla_put_u64(msg, KSFT_PERFMON_A_SESSION_INTERVAL, 10 * MS);
+	nla_put_u32(msg, KSFT_PERFMON_A_SESSION_RING_SIZE, 64);
+	ASSERT_EQ(0, kpm_nl_talk(self->sk, msg, sess_cb, &s, &ack));
+	del.id = s.id;
+	for (i = 0; i < 2000 && s.samples < 20; i++) {
+		sleep_ns(5 * MS);
+		sess_op(self->sk, self->family, KSFT_PERFMON_CMD_SESSION_GET,
+			del.id, &s);
+	}
+	ASSERT_LE(20, s.samples);
+	dump(self->fd, self->family, del.id, 0, 4096, self->ifindex, &d,
 	     delete_after_first, &del);
 	EXPECT_STREQ("", d.bad);
 	EXPECT_EQ(-ENOENT, d.done_err);
 	EXPECT_STREQ("the session was destroyed during the dump", d.done_msg);
+	EXPECT_GT(20, d.samples);
 	TH_LOG("%d samples, %d parts before the error", d.samples, d.parts);
 }
 
