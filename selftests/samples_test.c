@@ -164,6 +164,12 @@ TEST_F(rec, cpu_time_never_goes_back)
 	free(out);
 	/* 1500 -> 1200 -> 900 */
 	EXPECT_EQ(2, self->r.decreases);
+	EXPECT_EQ(2, self->r.cpu_back[T_USER].n);
+	EXPECT_EQ(300 * MS, self->r.cpu_back[T_USER].max);
+	fflush(self->out);
+	ASSERT_EQ(0, record_print_decreases(self->out, &self->r));
+	fflush(self->out);
+	EXPECT_NE(NULL, strstr(self->buf, "# ksft-perfmon: counter decreases, clamped (count, largest step back): cpu user 2 (300000000 ns)\n"));
 }
 
 /*

@@ -399,16 +399,22 @@ int record_print_decreases(FILE *f, const struct record *r)
 	if (!r->decreases)
 		return 0;
 	fputs("# ksft-perfmon: counter decreases, clamped (count, largest step back):", f);
-	for (i = 0; i < T_NR; i++, sep = ",")
-		if (r->cpu_back[i].n)
-			fprintf(f, "%s cpu %s %llu (%llu ns)", sep,
-				cpu_field_names[i], r->cpu_back[i].n,
-				(unsigned long long)r->cpu_back[i].max);
-	for (i = 0; i < KPM_DEV_NR_STATS; i++, sep = ",")
-		if (r->nic_back[i].n)
-			fprintf(f, "%s nic %s %llu (%llu)", sep,
-				kpm_dev_stat_names[i], r->nic_back[i].n,
-				(unsigned long long)r->nic_back[i].max);
+	for (i = 0; i < T_NR; i++) {
+		if (!r->cpu_back[i].n)
+			continue;
+		fprintf(f, "%s cpu %s %llu (%llu ns)", sep, cpu_field_names[i],
+			r->cpu_back[i].n,
+			(unsigned long long)r->cpu_back[i].max);
+		sep = ",";
+	}
+	for (i = 0; i < KPM_DEV_NR_STATS; i++) {
+		if (!r->nic_back[i].n)
+			continue;
+		fprintf(f, "%s nic %s %llu (%llu)", sep, kpm_dev_stat_names[i],
+			r->nic_back[i].n,
+			(unsigned long long)r->nic_back[i].max);
+		sep = ",";
+	}
 	return fputc('\n', f) == EOF ? -1 : 0;
 }
 
