@@ -26,6 +26,12 @@
 #include "nl.h"
 
 #define MS		1000000ULL
+/*
+ * Sixteen veth and thousands of messages: under KASAN and lockdep in TCG
+ * a test takes longer than the harness's default 30 s. A limit, not a
+ * measurement.
+ */
+#define SLOW		300
 #define NDEVS		KSFT_PERFMON_DEVS_MAX
 #define MAX_IDS		8192
 
@@ -291,7 +297,7 @@ FIXTURE_SETUP(dump)
 {
 	struct nl_msg *msg;
 	struct kpm_ack ack;
-	char cmd[128], name[IF_NAMESIZE];
+	char cmd[192], name[IF_NAMESIZE];
 	int i;
 
 	read_possible();
@@ -302,9 +308,10 @@ FIXTURE_SETUP(dump)
 	ASSERT_LE(0, self->fd);
 	for (i = 0; i < NDEVS; i++) {
 		snprintf(name, sizeof(name), "kpmd%d", i);
+		/* one a test that timed out left is replaced */
 		snprintf(cmd, sizeof(cmd),
-			 "ip link add %s type veth peer name %sp && ip link set %s up",
-			 name, name, name);
+			 "ip link del %s 2>/dev/null; ip link add %s type veth peer name %sp && ip link set %s up",
+			 name, name, name, name);
 		ASSERT_EQ(0, system(cmd));
 		self->ifindex[i] = if_nametoindex(name);
 	}
@@ -358,7 +365,7 @@ static void wait_samples(FIXTURE_DATA(dump) *self, uint64_t n)
  * netdevs comes in several parts, each continuing the last, every
  * netdev and every possible CPU once, the last part marked.
  */
-TEST_F(dump, parts_cover_every_netdev_and_cpu_once)
+TEST_F_TIMEOUT(dump, parts_cover_every_netdev_and_cpu_once, SLOW)
 {
 	struct dump d = {};
 	int i;
@@ -381,7 +388,7 @@ TEST_F(dump, parts_cover_every_netdev_and_cpu_once)
  * A reader that receives into 32 KiB never sees MSG_TRUNC, whatever the
  * size of a sample: the family asks netlink for no larger skb.
  */
-TEST_F(dump, no_message_truncated_in_32k)
+TEST_F_TIMEOUT(dump, no_message_truncated_in_32k, SLOW)
 {
 	struct dump d = {};
 	int i;
@@ -409,7 +416,7 @@ static void pause_1ms(void *arg)
  * parts of a sample too. What it receives are whole samples; what it
  * misses are whole samples, and the kernel counted each of them lost.
  */
-TEST_F(dump, slow_reader_loses_only_whole_samples)
+TEST_F_TIMEOUT(dump, slow_reader_loses_only_whole_samples, SLOW)
 {
 	struct dump d = {};
 	int i;
@@ -452,7 +459,7 @@ static void delete_after_first(void *arg)
  * A session of its own, 10 ms and a ring of 64, so that twenty samples
  * wait in it and the dump is far from its end when the session goes.
  */
-TEST_F(dump, session_destroyed_mid_dump_fails_it)
+TEST_F_TIMEOUT(dump, session_destroyed_mid_dump_fails_it, SLOW)
 {
 	struct deleter del = { self, 0, 0 };
 	struct sess s = {};
@@ -488,7 +495,7 @@ TEST_F(dump, session_destroyed_mid_dump_fails_it)
  * every possible CPU once and in order, through as many reads of a
  * small buffer as it takes (the file is a line at a time).
  */
-TEST_F(dump, debugfs_latest_has_every_netdev_and_cpu)
+TEST_F_TIMEOUT(dump, debugfs_latest_has_every_netdev_and_cpu, SLOW)
 {
 	char want[64], line[512];
 	uint32_t devs = 0, next = 0, cpu;
