@@ -15,6 +15,8 @@ import os
 import re
 
 results = []
+# drv_lock.sh's intervals: host A at 1 ms, host B at 10 ms
+INTERVAL_NS = {'a': 1000000, 'b': 10000000}
 
 
 def check(name, ok, why=''):
@@ -95,12 +97,11 @@ def series_in_order(host, objs, notes):
         print(f'# {host}: {gaps} samples lost to a slow reader')
 
 
-def timer_grid(host, objs, notes):
-    """Each sample's timer expiry (time - delay) is on the 1 ms grid of
-    the first one; the periods between consecutive samples that took none
-    are at most what the kernel reported as missed (which also counts
-    those after the last sample read)."""
-    ms = 1000000
+def timer_grid(host, objs, notes, ms):
+    """Each sample's timer expiry (time - delay) is on the grid of the
+    first one, at the interval (@ms ns); the periods between consecutive
+    samples that took none are at most what the kernel reported as missed
+    (which also counts those after the last sample read)."""
     exp = [o['time'] - o['delay'] for o in objs]
     off = [(e - exp[0]) for e in exp]
     check(f'{host}.expiries_on_the_timer_grid',
@@ -175,11 +176,12 @@ def main():
             check(f'{host}.samples', False, f'{len(objs)} samples')
             continue
         span = (objs[-1]['time'] - objs[0]['time']) / 1e9
-        print(f'# {host}: {len(objs)} samples over {span:.1f} s at 1 ms')
+        print(f'# {host}: {len(objs)} samples over {span:.1f} s at '
+              f'{INTERVAL_NS[host] // 1000000} ms')
         check(f'{host}.sampled_through_the_traffic', span >= args.secs,
               f'{span:.1f} s')
         series_in_order(host, objs, notes)
-        timer_grid(host, objs, notes)
+        timer_grid(host, objs, notes, INTERVAL_NS[host])
         counters_never_go_back(host, objs)
         last = equal_to_sysfs(host, objs, reads[host])
         # the frames carried at least iperf3's payload, both ways counted
