@@ -32,8 +32,8 @@ def parse(text):
 
 
 def decreases(objs):
-    """{field: [(seq, cpu, step back)]} of the raw CPU times between
-    consecutive samples in which the CPU is online"""
+    """{field: [(seq, cpu, step back, when the sample before was read)]}
+    of the raw CPU times between consecutive samples in which the CPU is online"""
     back = {}
     for a, b in zip(objs, objs[1:]):
         for c, (x, y) in enumerate(zip(a['cpus'], b['cpus'])):
@@ -43,17 +43,23 @@ def decreases(objs):
                 u = x['idle'] + x['iowait'] if f == 'idle+iowait' else x[f]
                 v = y['idle'] + y['iowait'] if f == 'idle+iowait' else y[f]
                 if v < u:
-                    back.setdefault(f, []).append((b['seq'], c, u - v))
+                    back.setdefault(f, []).append((b['seq'], c, u - v,
+                                                   a['time']))
     return back
 
 
-def times_ok(objs, say=print):
+def times_ok(objs, say=print, excused=None):
     """(ok, why): no busy field went back, idle + iowait by less than
-    IDLE_SLACK_NS; every decrease is said, by field"""
+    IDLE_SLACK_NS or as @excused(cpu, step, when the sample before was read)
+    allows; every decrease is said, by field"""
     back = decreases(objs)
     for f, v in sorted(back.items()):
         say(f'raw {f} went back {len(v)} times, at most '
-            f'{max(x[2] for x in v)} ns, e.g. {v[:2]}')
+            f'{max(x[2] for x in v)} ns, e.g. {[x[:3] for x in v[:2]]}')
     bad = {f: back[f][:3] for f in BUSY if f in back}
     big = [x for x in back.get('idle+iowait', []) if x[2] >= IDLE_SLACK_NS]
+    if excused:
+        n = len(big)
+        big = [x for x in big if not excused(x[1], x[2], x[3])]
+        say(f'{n - len(big)} of them excused as a CPU coming online')
     return not bad and not big, f'went back: {bad} {big[:3]}'
