@@ -17,6 +17,9 @@ import re
 results = []
 # drv_lock.sh's intervals: host A at 1 ms, host B at 10 ms
 INTERVAL_NS = {'a': 1000000, 'b': 10000000}
+# periods missed after the last sample record read, before it asked for the
+# session: 1.06 s at 1 ms was seen on the debug kernel's one busy vCPU
+TAIL_NS = 2000000000
 
 
 def check(name, ok, why=''):
@@ -99,25 +102,28 @@ def series_in_order(host, objs, notes):
 
 def timer_grid(host, objs, notes, ms):
     """Each sample's timer expiry (time - delay) is on the grid of the
-    first one, at the interval (@ms ns); the periods between consecutive
-    samples that took none are at most what the kernel reported as missed
-    (which also counts those after the last sample read)."""
+    first one, at the interval (@ms ns). The periods between consecutive
+    samples read that had no sample at all (not one the kernel overwrote
+    before record read it: a gap in seq) are what the kernel reports as
+    missed, but for those after the last sample read: record drains, then
+    asks for the session; TAIL_NS of periods is allowed for that."""
     exp = [o['time'] - o['delay'] for o in objs]
     off = [(e - exp[0]) for e in exp]
     check(f'{host}.expiries_on_the_timer_grid',
-          all(o['delay'] >= 0 for o in objs) and
           all(x % ms == 0 for x in off) and
           all(b > a for a, b in zip(off, off[1:])),
           str([x for x in off if x % ms][:3]))
-    gaps = sum((b - a) // ms - 1 for a, b in zip(exp, exp[1:]))
+    gaps = sum((b['time'] - b['delay'] - a['time'] + a['delay']) // ms -
+               (b['seq'] - a['seq']) for a, b in zip(objs, objs[1:]))
     missed = [int(n.split()[2]) for n in notes if 'timer periods missed' in n]
     reported = missed[0] if missed else 0
     check(f'{host}.missed_periods_counted',
-          gaps <= reported <= gaps + 1000, f'{gaps} in the samples, {reported} reported')
+          gaps <= reported <= gaps + TAIL_NS // ms,
+          f'{gaps} in the samples, {reported} reported')
     d = sorted(o['delay'] for o in objs)
     print(f'# {host}: wake-up delay p50 {d[len(d) // 2] / 1e3:.0f} us, '
           f'p99 {d[len(d) * 99 // 100] / 1e3:.0f} us, max {d[-1] / 1e3:.0f} us; '
-          f'{gaps} periods missed between them')
+          f'{gaps} periods missed between them, {reported - gaps} after')
 
 
 def counters_never_go_back(host, objs):
