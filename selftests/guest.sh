@@ -44,19 +44,25 @@ results() {
 	done
 }
 
+# how long each step took, for run.sh's timeline
+took() {	# NAME START
+	echo "KPM-TIME: $1 $((SECONDS - $2))"
+}
+
 step() {
-	local name=$1
+	local name=$1 t0=$SECONDS
 	shift
 	if "$@"; then
 		echo "KPM-RESULT: pass $name"
 	else
 		echo "KPM-RESULT: fail $name"
 	fi
+	took "$name" "$t0"
 }
 
 # a program's exit status counts too: one that cannot start reports nothing
 run() {
-	local name=$1
+	local name=$1 t0=$SECONDS
 	shift
 	"$@" 2>&1 | results "$name."
 	if [ "${PIPESTATUS[0]}" -eq 0 ]; then
@@ -64,6 +70,7 @@ run() {
 	else
 		echo "KPM-RESULT: fail $name.exit_status"
 	fi
+	took "$name" "$t0"
 }
 
 # insmod that notes where the module's memory is: after rmmod, kmemleak
