@@ -115,7 +115,7 @@ static int kpm_latest_load(struct kpm_latest_iter *it, unsigned long *id)
 		/* a larger buffer, taken with no lock held; then again */
 		kvfree(it->smp);
 		it->loaded = false;
-		it->smp = kvmalloc(size, GFP_KERNEL);
+		it->smp = kvmalloc(size, GFP_KERNEL_ACCOUNT);
 		it->size = it->smp ? size : 0;
 		if (!it->smp)
 			return -ENOMEM;

@@ -90,7 +90,9 @@ struct kpm_dev {
  *	most one sample is in flight
  * @expires_ns: the expiry of the timer period @work samples; written by
  *	the timer when it sets @busy, read by @work before it clears it
- * @missed: timer periods that took no sample, counted by the timer
+ * @missed: timer periods that took no sample, counted by the timer;
+ *	atomic, outside @lock, so that with @head it may be off by the
+ *	sample in flight
  * @work: takes a sample, in process context
  * @scratch: the sample @work builds before it goes into the ring
  * @interval_ns: sampling period
@@ -123,7 +125,7 @@ struct kpm_session {
 	u32 ring_size;
 	u32 sample_size;
 
-	spinlock_t lock;	/* the ring and counters vs the sampler */
+	spinlock_t lock;	/* the ring and its counters vs the sampler */
 	u64 head;
 	u32 head_slot;
 	u64 read_seq;

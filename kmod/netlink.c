@@ -488,7 +488,7 @@ int ksft_perfmon_nl_sample_get_start(struct netlink_callback *cb)
 	if (!s)
 		return -ENOENT;
 
-	ctx->copy = kvmalloc(sample_size, GFP_KERNEL);
+	ctx->copy = kvmalloc(sample_size, GFP_KERNEL_ACCOUNT);
 	return ctx->copy ? 0 : -ENOMEM;
 }
 

@@ -5,10 +5,12 @@
  * CPU and the stats64 of the session's netdevs, then copies the finished
  * sample into the next slot of the session's ring.
  *
- * The reads run in process context because that is the only context
- * every driver's ndo_get_stats64 allows: e1000e, igb, fbnic, bonding and
- * others take a plain spin_lock() there that their own process context
- * (watchdog work, ethtool, /proc/net/dev) takes with BH enabled. This is
+ * The reads run in process context with BH enabled, under RCU, as
+ * /proc/net/dev reads them: the only context every driver's
+ * ndo_get_stats64 allows. e1000e, igb, fbnic, bonding and others take a
+ * plain spin_lock() there that their own process context (watchdog work,
+ * ethtool, /proc/net/dev) takes with BH enabled, so a read from softirq
+ * can spin on the lock of the process it interrupted. This is
  * drop_monitor's and ledtrig-netdev's pattern, timer then work.
  */
 
