@@ -293,11 +293,47 @@ FIXTURE(dump) {
 	struct sess s;
 };
 
+/* "ip -force -batch -" of one command per veth: @fmt takes its index, up
+ * to three times
+ */
+static int ip_batch(const char *fmt)
+{
+	FILE *ip = popen("ip -force -batch - 2>/dev/null", "w");
+	int i;
+
+	if (!ip)
+		return -1;
+	for (i = 0; i < NDEVS; i++) {
+		fprintf(ip, fmt, i, i, i);
+		fputc('\n', ip);
+	}
+	return pclose(ip);
+}
+
+/*
+ * The sixteen veth, made once for all tests (the harness forks each from
+ * this process) and deleted when it exits: under KASAN and lockdep in TCG,
+ * making and deleting them for each test took most of the run. Ones that
+ * a killed run left are replaced.
+ */
+static void __attribute__((constructor)) make_veths(void)
+{
+	ip_batch("link del kpmd%d");
+	if (ip_batch("link add kpmd%d type veth peer name kpmd%dp") ||
+	    ip_batch("link set kpmd%d up"))
+		fprintf(stderr, "# dump_test: cannot make the veth\n");
+}
+
+static void __attribute__((destructor)) delete_veths(void)
+{
+	ip_batch("link del kpmd%d");
+}
+
 FIXTURE_SETUP(dump)
 {
 	struct nl_msg *msg;
 	struct kpm_ack ack;
-	char cmd[192], name[IF_NAMESIZE];
+	char name[IF_NAMESIZE];
 	int i;
 
 	read_possible();
@@ -308,12 +344,8 @@ FIXTURE_SETUP(dump)
 	ASSERT_LE(0, self->fd);
 	for (i = 0; i < NDEVS; i++) {
 		snprintf(name, sizeof(name), "kpmd%d", i);
-		/* one a test that timed out left is replaced */
-		snprintf(cmd, sizeof(cmd),
-			 "ip link del %s 2>/dev/null; ip link add %s type veth peer name %sp && ip link set %s up",
-			 name, name, name, name);
-		ASSERT_EQ(0, system(cmd));
 		self->ifindex[i] = if_nametoindex(name);
+		ASSERT_NE(0, self->ifindex[i]);
 	}
 	memset(&self->s, 0, sizeof(self->s));
 	msg = kpm_nl_msg(self->family, KSFT_PERFMON_CMD_SESSION_NEW, 0);
@@ -335,15 +367,9 @@ FIXTURE_SETUP(dump)
 FIXTURE_TEARDOWN(dump)
 {
 	struct sess s;
-	char cmd[64];
-	int i;
 
 	sess_op(self->sk, self->family, KSFT_PERFMON_CMD_SESSION_DEL,
 		self->s.id, &s);
-	for (i = 0; i < NDEVS; i++) {
-		snprintf(cmd, sizeof(cmd), "ip link del kpmd%d 2>/dev/null", i);
-		system(cmd);
-	}
 	close(self->fd);
 	nl_socket_free(self->sk);
 }
