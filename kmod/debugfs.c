@@ -36,7 +36,7 @@ static const char * const kpm_cpu_time_names[KPM_CPU_NR_TIMES] = {
  */
 static int kpm_sessions_show(struct seq_file *m, void *v)
 {
-	u64 samples, lost, missed, cost;
+	struct kpm_counts c;
 	struct kpm_session *s;
 	unsigned long id;
 	u32 i;
@@ -44,16 +44,10 @@ static int kpm_sessions_show(struct seq_file *m, void *v)
 	seq_puts(m, "id interval_ns ring_size sample_size samples lost missed cost_ns portid ifindex\n");
 	mutex_lock(&kpm_mutex);
 	xa_for_each(&kpm_sessions, id, s) {
-		spin_lock(&s->lock);
-		samples = s->head;
-		lost = s->lost;
-		missed = atomic64_read(&s->missed);
-		cost = s->cost_ns;
-		spin_unlock(&s->lock);
-
+		kpm_session_counters(s, &c);
 		seq_printf(m, "%u %llu %u %u %llu %llu %llu %llu %u", s->id,
 			   s->interval_ns, s->ring_size, s->sample_size,
-			   samples, lost, missed, cost, s->portid);
+			   c.samples, c.lost, c.missed, c.cost_ns, s->portid);
 		/* ->held is under kpm_mutex */
 		for (i = 0; i < s->ndevs; i++)
 			seq_printf(m, "%c%u%s", i ? ',' : ' ', s->devs[i].ifindex,

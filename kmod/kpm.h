@@ -91,8 +91,7 @@ struct kpm_dev {
  * @expires_ns: the expiry of the timer period @work samples; written by
  *	the timer when it sets @busy, read by @work before it clears it
  * @missed: timer periods that took no sample, counted by the timer;
- *	atomic, outside @lock, so that with @head it may be off by the
- *	sample in flight
+ *	atomic, outside @lock: not a snapshot with the counters under it
  * @work: takes a sample, in process context
  * @scratch: the sample @work builds before it goes into the ring
  * @interval_ns: sampling period
@@ -148,6 +147,14 @@ struct kpm_session_cfg {
 	const struct nlattr *ring_size_attr;
 };
 
+/* A session's counters at one moment, as session-get and debugfs show them */
+struct kpm_counts {
+	u64 samples;
+	u64 lost;
+	u64 missed;
+	u64 cost_ns;
+};
+
 extern struct mutex kpm_mutex;
 extern struct xarray kpm_sessions;
 
@@ -160,6 +167,7 @@ void kpm_session_destroy_owned(struct net *net, u32 portid);
 bool kpm_session_read(struct kpm_session *s, u64 *seq, u64 end,
 		      struct kpm_sample *buf);
 bool kpm_session_latest(struct kpm_session *s, struct kpm_sample *buf);
+void kpm_session_counters(struct kpm_session *s, struct kpm_counts *c);
 int kpm_session_init(void);
 void kpm_session_exit(void);
 

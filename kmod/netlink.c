@@ -101,7 +101,7 @@ kpm_nl_session_find(const struct sk_buff *skb, const struct nlattr *attr,
 static int kpm_nl_session_fill(struct sk_buff *skb, struct kpm_session *s,
 			       const struct genl_info *info)
 {
-	u64 samples, lost, missed, cost;
+	struct kpm_counts c;
 	void *hdr;
 	u32 i;
 
@@ -109,12 +109,7 @@ static int kpm_nl_session_fill(struct sk_buff *skb, struct kpm_session *s,
 	if (!hdr)
 		return -EMSGSIZE;
 
-	spin_lock(&s->lock);
-	samples = s->head;
-	lost = s->lost;
-	missed = atomic64_read(&s->missed);
-	cost = s->cost_ns;
-	spin_unlock(&s->lock);
+	kpm_session_counters(s, &c);
 
 	if (nla_put_u32(skb, KSFT_PERFMON_A_SESSION_ID, s->id) ||
 	    nla_put_uint(skb, KSFT_PERFMON_A_SESSION_INTERVAL, s->interval_ns) ||
@@ -122,10 +117,10 @@ static int kpm_nl_session_fill(struct sk_buff *skb, struct kpm_session *s,
 	    nla_put_u32(skb, KSFT_PERFMON_A_SESSION_CPUS, nr_cpu_ids) ||
 	    nla_put_u32(skb, KSFT_PERFMON_A_SESSION_SAMPLE_SIZE,
 			s->sample_size) ||
-	    nla_put_uint(skb, KSFT_PERFMON_A_SESSION_SAMPLES, samples) ||
-	    nla_put_uint(skb, KSFT_PERFMON_A_SESSION_LOST, lost) ||
-	    nla_put_uint(skb, KSFT_PERFMON_A_SESSION_COST, cost) ||
-	    nla_put_uint(skb, KSFT_PERFMON_A_SESSION_MISSED, missed))
+	    nla_put_uint(skb, KSFT_PERFMON_A_SESSION_SAMPLES, c.samples) ||
+	    nla_put_uint(skb, KSFT_PERFMON_A_SESSION_LOST, c.lost) ||
+	    nla_put_uint(skb, KSFT_PERFMON_A_SESSION_COST, c.cost_ns) ||
+	    nla_put_uint(skb, KSFT_PERFMON_A_SESSION_MISSED, c.missed))
 		goto err_cancel_msg;
 	for (i = 0; i < s->ndevs; i++)
 		if (nla_put_u32(skb, KSFT_PERFMON_A_SESSION_IFINDEX,

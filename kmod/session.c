@@ -132,6 +132,26 @@ bool kpm_session_latest(struct kpm_session *s, struct kpm_sample *buf)
 	return found;
 }
 
+/**
+ * kpm_session_counters() - read a session's counters
+ * @s: the session
+ * @c: where to put them
+ *
+ * @missed is counted outside @s->lock, by the timer, and read after the
+ * others: it is not a snapshot with them.
+ *
+ * Context: process; takes @s->lock.
+ */
+void kpm_session_counters(struct kpm_session *s, struct kpm_counts *c)
+{
+	spin_lock(&s->lock);
+	c->samples = s->head;
+	c->lost = s->lost;
+	c->cost_ns = s->cost_ns;
+	spin_unlock(&s->lock);
+	c->missed = atomic64_read(&s->missed);
+}
+
 static void kpm_session_put_devs(struct kpm_session *s)
 {
 	u32 i;
