@@ -252,6 +252,29 @@ static int end_record(struct busy *b)
 	return 0;
 }
 
+/*
+ * A socket that never reads more than 4 KiB at a time: netlink makes a
+ * dump's skbs as large as the largest read on the socket so far, and
+ * libnl's own reads (genl_ctrl_resolve()'s too) would make them 16 KiB.
+ */
+static struct nl_sock *small_reader(void)
+{
+	struct nl_sock *sk = nl_socket_alloc();
+	int one = 1;
+
+	if (!sk)
+		return NULL;
+	if (nl_socket_set_msg_buf_size(sk, 4096) || genl_connect(sk)) {
+		nl_socket_free(sk);
+		return NULL;
+	}
+	setsockopt(nl_socket_get_fd(sk), SOL_NETLINK, NETLINK_EXT_ACK, &one,
+		   sizeof(one));
+	setsockopt(nl_socket_get_fd(sk), SOL_NETLINK, NETLINK_CAP_ACK, &one,
+		   sizeof(one));
+	return sk;
+}
+
 static int hold(struct busy *b)
 {
 	struct nl_sock *waiting;
@@ -261,7 +284,7 @@ static int hold(struct busy *b)
 	int i;
 
 	b->sampler = kpm_nl_socket(&b->family);
-	b->dumper = kpm_nl_socket(&b->family);
+	b->dumper = small_reader();
 	waiting = kpm_nl_socket(&b->family);
 	b->w.sk = waiting;
 	if (!b->sampler || !b->dumper || !waiting || b->family < 0)
@@ -278,11 +301,12 @@ static int hold(struct busy *b)
 	/*
 	 * Samples for many buffers, and a receive buffer that holds one: the
 	 * kernel goes on dumping into the socket after each read until the
-	 * buffer is full, so only then does the dump stay pending. A hundred
-	 * samples of four CPUs are tens of KiB, several times what the
-	 * buffer and the skb being filled hold; the check below fails the
-	 * round if they were not. (A thousand took 3 s a round on the debug
-	 * kernel, 11 minutes of its run.)
+	 * buffer is full, so only then does the dump stay pending: one skb
+	 * at the request and one after the read, about 4 KiB each. A
+	 * hundred samples of four CPUs (some 500 bytes each) are several
+	 * times that; the check below fails the round if they were not. (A
+	 * thousand took 3 s a round on the debug kernel, 11 minutes of its
+	 * run.)
 	 */
 	if (wait_samples(b->dumper, b->family, id, 100))
 		return -1;
