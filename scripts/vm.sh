@@ -5,12 +5,14 @@
 # read-only, under a tmpfs overlay) and run one command in it, as
 # virtme-ng does. The guest sees the host's tools and this tree at the same
 # path (the tree is shared on its own too, so that it may be anywhere,
-# /tmp included). Prints the guest's console; exits with the command's status, or 1
-# when the guest's dmesg shows a kernel problem (see vm-guest.sh).
+# /tmp included; so is each --share DIR, writable under an overlay as the
+# root is). Prints the guest's console; exits with the command's status,
+# or 1 when the guest's dmesg shows a kernel problem (see vm-guest.sh).
 #
 # usage: vm.sh --kernel VMLINUZ --modules DIR [--smp N] [--mem MB]
 #              [--timeout S] [--boot-timeout S] [--system-map FILE]
-#              [--e1000e N] [--append ARGS] [--kvm] -- COMMAND [ARGS...]
+#              [--e1000e N] [--append ARGS] [--share DIR]... [--kvm]
+#              -- COMMAND [ARGS...]
 #
 # --e1000e N gives the guest N emulated Intel 82574L NICs on one QEMU hub
 # (frames from one reach all the others, and nothing else: no host
@@ -25,6 +27,7 @@ usage() {
 
 kernel= modules= smp=2 mem=2048 timeout=900 boot_timeout=480 accel=tcg
 sysmap= e1000e=0 append=
+shares=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kernel) kernel=$2; shift 2 ;;
@@ -36,6 +39,7 @@ while [ $# -gt 0 ]; do
 	--system-map) sysmap=$2; shift 2 ;;
 	--e1000e) e1000e=$2; shift 2 ;;
 	--append) append=$2; shift 2 ;;
+	--share) shares+=("$(cd "$2" && pwd)"); shift 2 ;;
 	--kvm) accel=kvm; shift ;;
 	--) shift; break ;;
 	*) usage ;;
@@ -70,6 +74,9 @@ for m in fs/netfs/netfs net/9p/9pnet net/9p/9pnet_virtio fs/9p/9p \
 done
 
 echo "$top" > "$work/initrd/tree"
+for dir in ${shares[@]+"${shares[@]}"}; do
+	echo "$dir"
+done > "$work/initrd/shares"
 {
 	echo "cd $(printf '%q' "$PWD")"
 	printf '%q ' "$top/scripts/vm-guest.sh" "$@"
@@ -107,6 +114,15 @@ mkdir -p /root/run/netns
 tree=$(cat /tree)
 mkdir -p "/root$tree"
 mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=512000,cache=loose kpmtree "/root$tree"
+# each --share DIR there too, writable as the root is (a tmpfs overlay)
+i=0
+while read -r dir; do
+	mkdir -p "/share$i" "/rw/share$i/upper" "/rw/share$i/work" "/root$dir"
+	mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=512000,cache=loose "kpmshare$i" "/share$i"
+	mount -t overlay overlay \
+		-o "lowerdir=/share$i,upperdir=/rw/share$i/upper,workdir=/rw/share$i/work" "/root$dir"
+	i=$((i + 1))
+done < /shares
 cp /cmd /root/tmp/kpm-vm-cmd
 cat > /root/tmp/kpm-vm-init <<'RUN'
 /usr/bin/env -i HOME=/root TERM=dumb \
@@ -138,6 +154,9 @@ qemu=(qemu-system-x86_64 -machine q35 -accel "$accel" -cpu "$cpu" -smp "$smp" -m
       -append "console=ttyS0 rdinit=/init panic=-1 loglevel=4 quiet nokaslr${append:+ $append}"
       -virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"
       -virtfs "local,path=$top,mount_tag=kpmtree,security_model=none,readonly=on,multidevs=remap")
+for ((i = 0; i < ${#shares[@]}; i++)); do
+	qemu+=(-virtfs "local,path=${shares[i]},mount_tag=kpmshare$i,security_model=none,readonly=on,multidevs=remap")
+done
 for ((i = 0; i < e1000e; i++)); do
 	qemu+=(-netdev "hubport,id=hub$i,hubid=0"
 	       -device "e1000e,netdev=hub$i,mac=52:54:00:00:00:$((10 + i)),romfile=")

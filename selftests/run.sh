@@ -92,12 +92,11 @@ step bench.smoke scripts/bench.sh --smoke build/bench-smoke
 # the kernel's driver selftest library that PerfMonitor is tested in:
 # 7.3's, from the source package the debug kernel is built from
 ksft_lib() {
-	local src
-	src=$(scripts/debug-kernel.sh source) || return 1
-	ksft=$src/tools/testing/selftests
+	ksft_src=$(scripts/debug-kernel.sh source) || return 1
+	ksft=$ksft_src/tools/testing/selftests
 	[ -f "$ksft/drivers/net/lib/py/env.py" ]
 }
-ksft=
+ksft= ksft_src=
 step setup.driver_selftest_library ksft_lib
 times+=("host-side steps: $SECONDS s")
 
@@ -153,7 +152,9 @@ run_kernel() {	# NAME
 
 	times+=("$k: kernel $((t1 - t0)) s, module and sparse $((SECONDS - t1)) s")
 	# the main suite, on the default number of vCPUs
-	guest "$k" --smp "${KPM_SMP:-4}" -- \
+	# with the 7.3 source shared, wherever KPM_CACHE put it (the guest's
+	# /tmp is its own)
+	guest "$k" --smp "${KPM_SMP:-4}" ${ksft:+--share "$ksft_src"} -- \
 		selftests/guest.sh "build/$k/ksft_perfmon.ko" ${ksft:+"$ksft"}
 	# drivers that lock in their stats: one vCPU, two e1000e on a hub
 	guest "$k/drivers" --smp 1 --e1000e 2 -- \
