@@ -252,29 +252,6 @@ static int end_record(struct busy *b)
 	return 0;
 }
 
-/*
- * A socket that never reads more than 4 KiB at a time: netlink makes a
- * dump's skbs as large as the largest read on the socket so far, and
- * libnl's own reads (genl_ctrl_resolve()'s too) would make them 16 KiB.
- */
-static struct nl_sock *small_reader(void)
-{
-	struct nl_sock *sk = nl_socket_alloc();
-	int one = 1;
-
-	if (!sk)
-		return NULL;
-	if (nl_socket_set_msg_buf_size(sk, 4096) || genl_connect(sk)) {
-		nl_socket_free(sk);
-		return NULL;
-	}
-	setsockopt(nl_socket_get_fd(sk), SOL_NETLINK, NETLINK_EXT_ACK, &one,
-		   sizeof(one));
-	setsockopt(nl_socket_get_fd(sk), SOL_NETLINK, NETLINK_CAP_ACK, &one,
-		   sizeof(one));
-	return sk;
-}
-
 static int hold(struct busy *b)
 {
 	struct nl_sock *waiting;
@@ -284,7 +261,11 @@ static int hold(struct busy *b)
 	int i;
 
 	b->sampler = kpm_nl_socket(&b->family);
-	b->dumper = small_reader();
+	/*
+	 * Reads of 4 KiB from the first on: libnl's own, genl_ctrl_resolve()'s
+	 * too, would make the dump's skbs 16 KiB
+	 */
+	b->dumper = kpm_nl_socket_sized(&b->family, 4096);
 	waiting = kpm_nl_socket(&b->family);
 	b->w.sk = waiting;
 	if (!b->sampler || !b->dumper || !waiting || b->family < 0)

@@ -106,14 +106,20 @@ static int kpm_nl_done_cb(struct nl_msg *msg, void *arg)
 	return NL_STOP;
 }
 
-struct nl_sock *kpm_nl_socket(int *family)
+/*
+ * A socket whose reads are at most @bufsize bytes (0: libnl's default),
+ * from the first one on: netlink makes a dump's skbs as large as the
+ * largest read on the socket so far.
+ */
+struct nl_sock *kpm_nl_socket_sized(int *family, size_t bufsize)
 {
 	struct nl_sock *sk = nl_socket_alloc();
 	int one = 1;
 
 	if (!sk)
 		return NULL;
-	if (genl_connect(sk)) {
+	if ((bufsize && nl_socket_set_msg_buf_size(sk, bufsize)) ||
+	    genl_connect(sk)) {
 		nl_socket_free(sk);
 		return NULL;
 	}
@@ -124,6 +130,11 @@ struct nl_sock *kpm_nl_socket(int *family)
 		   sizeof(one));
 	*family = genl_ctrl_resolve(sk, KSFT_PERFMON_FAMILY_NAME);
 	return sk;
+}
+
+struct nl_sock *kpm_nl_socket(int *family)
+{
+	return kpm_nl_socket_sized(family, 0);
 }
 
 struct nl_msg *kpm_nl_msg(int family, uint8_t cmd, int flags)

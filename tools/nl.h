@@ -32,6 +32,7 @@ struct kpm_ack {
  * @family (negative when the module is not loaded). NULL on failure.
  */
 struct nl_sock *kpm_nl_socket(int *family);
+struct nl_sock *kpm_nl_socket_sized(int *family, size_t bufsize);
 
 /* A request of @cmd; NULL when out of memory. */
 struct nl_msg *kpm_nl_msg(int family, uint8_t cmd, int flags);
