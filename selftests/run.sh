@@ -163,7 +163,8 @@ run_kernel() {	# NAME
 	# count since x86's topology rework in 6.9, and QEMU 7.2 lists no
 	# hotpluggable CPU to a TCG guest.) On Debian's 6.12 only: the parts
 	# are the same code on every kernel, and the debug kernel checks
-	# them in its main guest, where 16 netdevs split every sample.
+	# them in its main guest, where a reader of NLMSG_GOODSIZE sees 16
+	# netdevs split every sample.
 	# 64 vCPU threads share the host's two cores: one may not run for
 	# tens of seconds, which the lockup detectors' defaults (20 s soft
 	# lockup, 21 s RCU stall, 120 s hung task) report. A real lockup is
