@@ -222,6 +222,44 @@ static struct outcome *outcome_of(struct stats *st, uint32_t seq)
 	return &st->kind[k / 2][k % 2];
 }
 
+/*
+ * The ids of sessions that replies named, the newest last: session ids are
+ * not reused, so after the first few dozen sessions a random id finds none.
+ */
+#define KNOWN		16
+static uint32_t known[KNOWN];
+static unsigned int nknown;
+
+static void learn_ids(struct nlmsghdr *nlh)
+{
+	struct genlmsghdr *g = NLMSG_DATA(nlh);
+	struct nlattr *a;
+	int rem;
+
+	if (nlh->nlmsg_len < NLMSG_HDRLEN + GENL_HDRLEN ||
+	    (g->cmd != KSFT_PERFMON_CMD_SESSION_NEW &&
+	     g->cmd != KSFT_PERFMON_CMD_SESSION_GET))
+		return;
+	nlmsg_for_each_attr(a, nlh, GENL_HDRLEN, rem)
+		if (nla_type(a) == KSFT_PERFMON_A_SESSION_ID &&
+		    nla_len(a) == sizeof(uint32_t))
+			known[nknown++ % KNOWN] = nla_get_u32(a);
+}
+
+/*
+ * A session id: mostly one the kernel named, else any small one. Takes as
+ * many random numbers whatever it returns, so that the requests stay a
+ * function of the seed.
+ */
+static uint32_t pick_id(void)
+{
+	uint32_t any = 1 + below(80), j = below(KNOWN), r = below(4);
+
+	if (!r || !nknown)
+		return any;
+	return known[j % (nknown < KNOWN ? nknown : KNOWN)];
+}
+
 /* read whatever the kernel has for @fd, without blocking */
 static void drain(int fd, struct stats *st)
 {
@@ -252,9 +290,52 @@ static void drain(int fd, struct stats *st)
 			} else {
 				st->replies++;
 				o->replies++;
+				learn_ids(nlh);
 			}
 		}
 	}
+}
+
+/*
+ * The work the fuzzer must have done, per 100,000 messages, on any kernel:
+ * each command's success and its main refusals, samples dumped, dumps of
+ * commands that have none. About a fifth of what one run does on Debian's
+ * 6.12; a kernel, or a change of the fuzzer, that reaches less of the
+ * family fails instead of passing on less.
+ */
+#define REPLIES		(-1)
+static const struct need {
+	unsigned int kind, dump;
+	int outcome;		/* 0: ok, REPLIES, or an errno */
+	unsigned long per_100k;
+	const char *name;
+} needs[] = {
+	{ KSFT_PERFMON_CMD_SESSION_NEW, 0, 0, 100, "session_new_ok" },
+	{ KSFT_PERFMON_CMD_SESSION_NEW, 0, EINVAL, 1000, "session_new_einval" },
+	{ KSFT_PERFMON_CMD_SESSION_NEW, 0, ERANGE, 1000, "session_new_erange" },
+	{ KSFT_PERFMON_CMD_SESSION_NEW, 0, ENODEV, 100, "session_new_enodev" },
+	{ KSFT_PERFMON_CMD_SESSION_NEW, 1, EOPNOTSUPP, 300, "session_new_dump_eopnotsupp" },
+	{ KSFT_PERFMON_CMD_SESSION_GET, 0, 0, 100, "session_get_ok" },
+	{ KSFT_PERFMON_CMD_SESSION_GET, 0, ENOENT, 1000, "session_get_enoent" },
+	{ KSFT_PERFMON_CMD_SESSION_GET, 1, 0, 500, "session_get_dump_ok" },
+	{ KSFT_PERFMON_CMD_SESSION_GET, 1, REPLIES, 500, "session_get_dump_replies" },
+	{ KSFT_PERFMON_CMD_SESSION_DEL, 0, 0, 100, "session_del_ok" },
+	{ KSFT_PERFMON_CMD_SESSION_DEL, 0, ENOENT, 1000, "session_del_enoent" },
+	{ KSFT_PERFMON_CMD_SAMPLE_GET, 1, 0, 100, "sample_get_dump_ok" },
+	{ KSFT_PERFMON_CMD_SAMPLE_GET, 1, REPLIES, 500, "sample_get_dump_samples" },
+	{ KSFT_PERFMON_CMD_SAMPLE_GET, 1, ENOENT, 1000, "sample_get_dump_enoent" },
+	{ 0, 0, EOPNOTSUPP, 300, "unknown_command_eopnotsupp" },
+};
+
+static unsigned long reached(const struct stats *st, const struct need *n)
+{
+	const struct outcome *o = &st->kind[n->kind][n->dump];
+
+	if (!n->outcome)
+		return o->ok;
+	if (n->outcome == REPLIES)
+		return o->replies;
+	return o->by_errno[n->outcome];
 }
 
 static int open_sock(void)
@@ -349,7 +430,7 @@ int main(int argc, char **argv)
 		ksft_exit_fail_msg("out of memory\n");
 
 	ksft_print_header();
-	ksft_set_plan(3);
+	ksft_set_plan(3 + ARRAY_SIZE(needs));
 	probe = kpm_nl_socket(&family);
 	if (!probe || family < 0)
 		ksft_exit_fail_msg("no ksft_perfmon family\n");
@@ -366,7 +447,7 @@ int main(int argc, char **argv)
 			close(fd[s]);
 			fd[s] = open_sock();
 		}
-		request(&m, 1 + below(80));
+		request(&m, pick_id());
 		nlh->nlmsg_type = family;
 		nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
 		if (m.buf[NLMSG_HDRLEN] == KSFT_PERFMON_CMD_SAMPLE_GET ||
@@ -411,6 +492,16 @@ int main(int argc, char **argv)
 	}
 	ksft_test_result(st.sent >= count / 2 && st.acks && st.errors,
 			 "fuzz_sent_and_answered\n");
+	for (k = 0; k < (int)ARRAY_SIZE(needs); k++) {
+		const struct need *n = &needs[k];
+		unsigned long want = n->per_100k * count / 100000;
+
+		if (reached(&st, n) < want)
+			ksft_print_msg("%s: %lu, fewer than %lu\n", n->name,
+				       reached(&st, n), want);
+		ksft_test_result(reached(&st, n) >= want, "reached_%s\n",
+				 n->name);
+	}
 
 	for (s = 0; s < NSOCKS; s++)
 		close(fd[s]);
