@@ -103,11 +103,15 @@ static uint64_t value(uint64_t valid)
 	}
 }
 
-/* A valid request of a random command, with random ids. */
-static void request(struct msg *m, uint32_t id)
+/*
+ * A valid request of a random command, with random ids; returns whether
+ * it is a dump (sample-get always, any other command now and then).
+ */
+static bool request(struct msg *m, uint32_t id)
 {
 	struct genlmsghdr *g;
 	struct nlattr *nest;
+	bool dump;
 	int i, n;
 
 	m->len = NLMSG_HDRLEN + GENL_HDRLEN;
@@ -115,6 +119,7 @@ static void request(struct msg *m, uint32_t id)
 	g->cmd = 1 + below(KSFT_PERFMON_CMD_MAX);
 	g->version = 1;
 	g->reserved = 0;
+	dump = g->cmd == KSFT_PERFMON_CMD_SAMPLE_GET || !below(8);
 	switch (g->cmd) {
 	case KSFT_PERFMON_CMD_SESSION_NEW:
 		n = below(4);
@@ -129,6 +134,14 @@ static void request(struct msg *m, uint32_t id)
 		if (below(2))
 			put_u64(m, KSFT_PERFMON_A_SAMPLE_CURSOR, value(0));
 		break;
+	case KSFT_PERFMON_CMD_SESSION_GET:
+		/*
+		 * The dump takes no attribute: 6.12 ignores one, 7.3 refuses
+		 * it. Sent with one now and then.
+		 */
+		if (!dump || !below(4))
+			put_u32(m, KSFT_PERFMON_A_SESSION_ID, value(id));
+		break;
 	default:
 		put_u32(m, KSFT_PERFMON_A_SESSION_ID, value(id));
 		break;
@@ -142,6 +155,7 @@ static void request(struct msg *m, uint32_t id)
 			nest->nla_len += NLA_HDRLEN + 8;
 		}
 	}
+	return dump;
 }
 
 /* the mutations, each applied with some probability */
@@ -447,12 +461,10 @@ int main(int argc, char **argv)
 			close(fd[s]);
 			fd[s] = open_sock();
 		}
-		request(&m, pick_id());
-		nlh->nlmsg_type = family;
 		nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
-		if (m.buf[NLMSG_HDRLEN] == KSFT_PERFMON_CMD_SAMPLE_GET ||
-		    !below(8))
+		if (request(&m, pick_id()))
 			nlh->nlmsg_flags |= NLM_F_DUMP;
+		nlh->nlmsg_type = family;
 		nlh->nlmsg_seq = i;
 		nlh->nlmsg_pid = 0;
 		mutate(&m, nlh);
