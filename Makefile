@@ -23,7 +23,7 @@ TOOL_LIBS = $(shell pkg-config --libs libnl-genl-3.0) -lm
 TOOLS = tools/ksft-perfmon-nl tools/ksft-perfmon-report
 SELFTESTS = selftests/ksft_perfmon_nl_test selftests/json_repr_test \
 	    selftests/rmmod_race selftests/samples_test selftests/nl_fuzz \
-	    selftests/dump_test
+	    selftests/dump_test selftests/clock_step.so
 
 .PHONY: all module tools selftests deps run test check check-generated \
 	checkpatch sparse regen clean fuzz docs install bench
@@ -51,6 +51,9 @@ tools/ksft-perfmon-report: tools/ksft-perfmon-report.c tools/report.c \
 		tools/report.c tools/json.c $(shell pkg-config --libs jansson) -lm
 
 selftests: $(SELFTESTS)
+
+selftests/clock_step.so: selftests/clock_step.c
+	$(CC) $(CFLAGS) -shared -fPIC -o $@ $< -ldl
 
 # as the kernel builds its selftests: kselftest_harness.h is not -Wextra clean
 selftests/ksft_perfmon_nl_test: selftests/ksft_perfmon_nl_test.c \

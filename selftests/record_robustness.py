@@ -19,6 +19,8 @@ import raw_samples
 
 TOOL = os.path.join(os.path.dirname(os.path.abspath(__file__)),
                     '..', 'tools', 'ksft-perfmon-nl')
+CLOCK_STEP = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                          'clock_step.so')
 LINE = re.compile(r'^# (ktap-metric-policy-json|ktap-metric-json): (.*)$')
 LOST = re.compile(r'^# ksft-perfmon: (\d+) samples lost '
                   r'\(kernel counted (\d+)\)')
@@ -255,7 +257,25 @@ def tiny_ring_stalled_reader(t):
                 f'gaps {m.group(1)}, kernel {m.group(2)}')
 
 
-TESTS = [cpu_hotplug, zero_loss_1khz, tiny_ring_stalled_reader]
+def duration_when_time_passes_between_reads(t):
+    """--duration 1 with a clock that moves 150 ms at each read (and
+    stands still between them): record ends, and exits 0. Reading the
+    clock twice, once to compare with the end and once to compute the
+    sleep, it slept for 2^64 - 50 ms when the end came between the two
+    reads; a SIGSTOP there did it too, as tiny_ring_stalled_reader
+    found."""
+    env = dict(os.environ, LD_PRELOAD=CLOCK_STEP, KPM_CLOCK_STEP_MS='150')
+    rec = subprocess.Popen([TOOL, 'record', '--interval', '10',
+                            '--duration', '1'], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True, env=env)
+    out, err = finish(t, rec, 60)
+    t.check(rec.returncode == 0, f'record exited {rec.returncode}: {err}')
+    obs, _, bad = parse(out)
+    t.check(not bad and obs, f'{len(obs)} observations, not metric lines: {bad[:3]}')
+
+
+TESTS = [cpu_hotplug, zero_loss_1khz, tiny_ring_stalled_reader,
+         duration_when_time_passes_between_reads]
 
 
 def main():

@@ -583,7 +583,7 @@ static int do_record(int argc, char **argv)
 		{}
 	};
 	uint32_t ifindex[KSFT_PERFMON_DEVS_MAX + 1];
-	uint64_t interval = NSEC_PER_SEC, period, duration = 0, start, end;
+	uint64_t interval = NSEC_PER_SEC, period, duration = 0, start, end, now;
 	int opt, status = 0, rc = 0;
 	const char *host = "local";
 	uint64_t time_base = 0;
@@ -684,10 +684,11 @@ static int do_record(int argc, char **argv)
 		}
 		if (child && waitpid(child, &status, WNOHANG) == child)
 			break;
-		if (!child && now_ns() >= end)
+		/* once: time that passed between two reads made end - now wrap */
+		now = now_ns();
+		if (!child && now >= end)
 			break;
-		sleep_ns(child || end - now_ns() > period ? period :
-			 end - now_ns());
+		sleep_ns(child || end - now > period ? period : end - now);
 	}
 	if (child && stop_signal)
 		waitpid(child, &status, 0);
