@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The whole suite: host-side checks, then the module's tests in each kernel
-# of the matrix under QEMU. Ends with "N passed, N failed, N skipped".
+# The whole suite: host-side checks, and the module's tests in each kernel
+# of the matrix under QEMU, in two lanes at once (see lane_b below). Ends
+# with the timeline and "N passed, N failed, N skipped".
 #
 # Environment: KERNELS selects kernels of the matrix (default: all of
 # "$(scripts/kernel.sh list)"); KPM_KVM=1 uses KVM instead of TCG; KPM_SMP
@@ -48,8 +49,15 @@ done
 echo "kernels: $kernels"
 
 step build.tools make -s tools selftests
-step check.generated_files_match_spec make -s check-generated
-step check.checkpatch make -s checkpatch
+# the kernel's driver selftest library that PerfMonitor is tested in:
+# 7.3's, from the source package the debug kernel is built from
+ksft_lib() {
+	ksft_src=$(scripts/debug-kernel.sh source) || return 1
+	ksft=$ksft_src/tools/testing/selftests
+	[ -f "$ksft/drivers/net/lib/py/env.py" ]
+}
+ksft= ksft_src=
+step setup.driver_selftest_library ksft_lib
 
 # a host-side KTAP program: each "ok"/"not ok" line is a result, and so is
 # its exit status (one that cannot start reports nothing)
@@ -68,10 +76,6 @@ run_ktap() {	# NAME COMMAND...
 		result fail "$name.exit_status"
 	rm -f "$out"
 }
-run_ktap json /usr/bin/python3 selftests/json_repr_test.py
-run_ktap kmemleak /usr/bin/python3 selftests/kmemleak_attribution_test.py
-run_ktap samples selftests/samples_test
-run_ktap report /usr/bin/python3 selftests/report_test.py
 # libFuzzer on the tool's parsing and JSON writing, a bounded minute
 fuzz_samples() {
 	mkdir -p build
@@ -80,27 +84,29 @@ fuzz_samples() {
 	grep -E '^(Done|stat::number|stat::new|==[0-9]+==ERROR|SUMMARY)' build/fuzz.log
 	return $rc
 }
-step fuzz.samples_libfuzzer_60s fuzz_samples
-# Documentation/ with Sphinx, warnings being errors; make install into a
-# DESTDIR, its man pages and completion checked against --help; DKMS
-step docs.sphinx_html_and_man make -s docs
-run_ktap packaging /usr/bin/python3 selftests/packaging_test.py
-step dkms.build_against_debian_6.12 scripts/dkms-test.sh
-# the benchmarks still run (one 2-vCPU guest, short): numbers not checked
-step bench.smoke scripts/bench.sh --smoke build/bench-smoke
 
-# the kernel's driver selftest library that PerfMonitor is tested in:
-# 7.3's, from the source package the debug kernel is built from
-ksft_lib() {
-	ksft_src=$(scripts/debug-kernel.sh source) || return 1
-	ksft=$ksft_src/tools/testing/selftests
-	[ -f "$ksft/drivers/net/lib/py/env.py" ]
+# the host-side checks (bench.smoke boots a guest of its own)
+host_side() {
+	local t0=$SECONDS
+
+	step check.generated_files_match_spec make -s check-generated
+	step check.checkpatch make -s checkpatch
+	run_ktap json /usr/bin/python3 selftests/json_repr_test.py
+	run_ktap kmemleak /usr/bin/python3 selftests/kmemleak_attribution_test.py
+	run_ktap samples selftests/samples_test
+	run_ktap report /usr/bin/python3 selftests/report_test.py
+	step fuzz.samples_libfuzzer_60s fuzz_samples
+	# Documentation/ with Sphinx, warnings being errors; make install into a
+	# DESTDIR, its man pages and completion checked against --help; DKMS
+	step docs.sphinx_html_and_man make -s docs
+	run_ktap packaging /usr/bin/python3 selftests/packaging_test.py
+	step dkms.build_against_debian_6.12 scripts/dkms-test.sh
+	# the benchmarks still run (one 2-vCPU guest, short): numbers not checked
+	step bench.smoke scripts/bench.sh --smoke build/bench-smoke
+	times+=("host-side steps: $((SECONDS - t0)) s")
 }
-ksft= ksft_src=
-step setup.driver_selftest_library ksft_lib
-times+=("host-side steps: $SECONDS s")
 
-# one guest of the kernel that run_kernel set up, its results under PREFIX/
+# one guest of the kernel that kernel_setup set up, its results under PREFIX/
 guest() {	# PREFIX VM.SH-ARGS... -- COMMAND...
 	local prefix=$1 log vm_rc status name t0=$SECONDS up line
 	shift
@@ -134,52 +140,133 @@ guest() {	# PREFIX VM.SH-ARGS... -- COMMAND...
 	rm -f "$log"
 }
 
-# one kernel: build the module against it, sparse, then its guests
-run_kernel() {	# NAME
-	local k=$1 kver image modules kdir mem timeout env
-	local t0=$SECONDS t1
+# one kernel: build the module against it, and sparse; sets kver, image,
+# modules, kdir, mem and timeout for guest(), and env to all of them
+kernel_setup() {	# NAME
+	local k=$1 t0=$SECONDS t1
 	echo "== $k: setting up"
 	if ! env=$(scripts/kernel.sh env "$k"); then
 		result fail "$k/setup"
-		return
+		return 1
 	fi
 	eval "$env"
 	echo "kernel: $kver"
 	t1=$SECONDS
 	step "$k/build.module_w1_clean" scripts/kbuild.sh "$kdir" "$k" ||
-		{ result fail "$k/guest"; return; }
+		{ result fail "$k/guest"; return 1; }
 	step "$k/check.sparse" scripts/kbuild.sh --sparse "$kdir" "$k"
-
 	times+=("$k: kernel $((t1 - t0)) s, module and sparse $((SECONDS - t1)) s")
-	# the main suite, on the default number of vCPUs
-	# with the 7.3 source shared, wherever KPM_CACHE put it (the guest's
-	# /tmp is its own)
-	guest "$k" --smp "${KPM_SMP:-4}" ${ksft:+--share "$ksft_src"} -- \
-		selftests/guest.sh "build/$k/ksft_perfmon.ko" ${ksft:+"$ksft"}
-	# drivers that lock in their stats: one vCPU, two e1000e on a hub
-	guest "$k/drivers" --smp 1 --e1000e 2 -- \
-		selftests/guest.sh --suite drivers "build/$k/ksft_perfmon.ko"
-	# 64 vCPUs: samples of many parts. (possible_cpus= only lowers the
-	# count since x86's topology rework in 6.9, and QEMU 7.2 lists no
-	# hotpluggable CPU to a TCG guest.) On Debian's 6.12 only: the parts
-	# are the same code on every kernel, and the debug kernel checks
-	# them in its main guest, where a reader of NLMSG_GOODSIZE sees 16
-	# netdevs split every sample.
-	# 64 vCPU threads share the host's two cores: one may not run for
-	# tens of seconds, which the lockup detectors' defaults (20 s soft
-	# lockup, 21 s RCU stall, 120 s hung task) report. A real lockup is
-	# still reported, after 120 s, 300 s and 600 s, or the guest times out
-	# and vm-where.py shows where it is stuck.
-	local starved='watchdog_thresh=60 rcupdate.rcu_cpu_stall_timeout=300'
-	starved+=' sysctl.kernel.hung_task_timeout_secs=600'
-	[ "$k" != 6.12 ] ||
-		guest "$k/cpus" --smp 64 --mem 4096 --append "$starved" -- \
-			selftests/guest.sh --suite cpus "build/$k/ksft_perfmon.ko"
 }
 
+# the main suite, on the default number of vCPUs, with the 7.3 source
+# shared, wherever KPM_CACHE put it (the guest's /tmp is its own)
+guest_main() {	# NAME
+	guest "$1" --smp "${KPM_SMP:-4}" ${ksft:+--share "$ksft_src"} -- \
+		selftests/guest.sh "build/$1/ksft_perfmon.ko" ${ksft:+"$ksft"}
+}
+
+# drivers that lock in their stats: one vCPU, two e1000e on a hub
+guest_drivers() {	# NAME
+	guest "$1/drivers" --smp 1 --e1000e 2 -- \
+		selftests/guest.sh --suite drivers "build/$1/ksft_perfmon.ko"
+}
+
+# 64 vCPUs: samples of many parts. (possible_cpus= only lowers the count
+# since x86's topology rework in 6.9, and QEMU 7.2 lists no hotpluggable CPU
+# to a TCG guest.) On Debian's 6.12 only: the parts are the same code on
+# every kernel, and the debug kernel checks them in its main guest, where a
+# reader of NLMSG_GOODSIZE sees 16 netdevs split every sample.
+# 64 vCPU threads share the host's two cores: one may not run for tens of
+# seconds, which the lockup detectors' defaults (20 s soft lockup, 21 s RCU
+# stall, 120 s hung task) report. A real lockup is still reported, after
+# 120 s, 300 s and 600 s, or the guest times out and vm-where.py shows where
+# it is stuck.
+guest_cpus() {	# NAME
+	local starved='watchdog_thresh=60 rcupdate.rcu_cpu_stall_timeout=300'
+	starved+=' sysctl.kernel.hung_task_timeout_secs=600'
+	guest "$1/cpus" --smp 64 --mem 4096 --append "$starved" -- \
+		selftests/guest.sh --suite cpus "build/$1/ksft_perfmon.ko"
+}
+
+# Two lanes share the two cores. The host-side checks and most guests keep
+# one core busy, not two (a guest of one vCPU, a test of one thread, the
+# 1 kHz minute that mostly waits), so the other lane fills the other core;
+# Documentation/testing.rst has the measurements. Lane a, in the
+# foreground, builds each kernel that is built here (the debug one) and
+# runs its main guest. Lane b runs the host-side checks and the packaged
+# kernels' guests, then the built kernels' drivers guests once lane a has
+# set them up. Lane b's output is printed when it ends; its results and
+# times are added to lane a's.
+built() {	# NAME: a kernel that is built here, not a package
+	case "$1" in *-debug) return 0 ;; *) return 1 ;; esac
+}
+
+lane_b() {	# SYNC-DIR
+	local k status
+	host_side
+	for k in $kernels; do
+		built "$k" && continue
+		kernel_setup "$k" || continue
+		guest_main "$k"
+		guest_drivers "$k"
+		[ "$k" != 6.12 ] || guest_cpus "$k"
+	done
+	for k in $kernels; do
+		built "$k" || continue
+		echo "== $k/drivers: waiting for lane a to set $k up"
+		# ... or for lane a to be gone
+		while [ ! -s "$1/$k" ] && kill -0 "$lane_a" 2>/dev/null; do
+			sleep 5
+		done
+		read -r status < "$1/$k" 2>/dev/null || status=gone
+		if [ "$status" = ok ]; then
+			eval "$(sed 1d "$1/$k")"
+			guest_drivers "$k"
+		else
+			echo "== $k/drivers: not run, $k was not set up ($status)"
+		fi
+	done
+	times+=("lane b: $SECONDS s")
+	declare -p pass fail skip failed times reports > "$1/b.state"
+}
+# both lanes run sparse: build it now, not in both at once
+scripts/sparse.sh > /dev/null || true
+sync=$(mktemp -d)
+lane_a=$$
+lane_b "$sync" > "$sync/b.log" 2>&1 &
+lane_b_pid=$!
+# an interrupted run takes lane b's guests with it
+trap 'kill 0' INT TERM
+
 for k in $kernels; do
-	run_kernel "$k"
+	built "$k" || continue
+	if kernel_setup "$k"; then
+		printf 'ok\n%s\n' "$env" > "$sync/$k"
+		guest_main "$k"
+	else
+		echo failed > "$sync/$k"
+	fi
 done
+times+=("lane a: $SECONDS s")
+
+echo "== waiting for lane b"
+wait "$lane_b_pid"
+echo "== lane b's output"
+cat "$sync/b.log"
+echo "== end of lane b's output"
+# its results and times after lane a's
+a_pass=$pass a_fail=$fail a_skip=$skip
+a_failed=("${failed[@]}") a_times=("${times[@]}") a_reports=("${reports[@]}")
+if [ -f "$sync/b.state" ]; then
+	source "$sync/b.state"
+else
+	result fail lane_b.finished
+fi
+pass=$((a_pass + pass)) fail=$((a_fail + fail)) skip=$((a_skip + skip))
+failed=("${a_failed[@]}" "${failed[@]}")
+times=("${a_times[@]}" "${times[@]}")
+reports=("${a_reports[@]}" "${reports[@]}")
+rm -rf "$sync"
 times+=("total: $SECONDS s")
 
 echo
