@@ -40,12 +40,9 @@ debian_env() {	# FLAVOUR MEM TIMEOUT
 }
 
 # KASAN and lockdep slow the guest down several times, and KASAN's shadow
-# takes an eighth of the memory. So slowed down, the ACPI interpreter runs
-# into its loop timeout on the PCI routing table (_PRT) twice, a minute of
-# the boot. acpi=noirq would skip it; it was dropped after a boot with it
-# took a KASAN report in an early interrupt (handle_edge_irq during
-# identify_cpu). That report came without it too, with 5-level paging,
-# which vm.sh now turns off; the minute stays until that is shown.
+# takes an eighth of the memory: the debug kernel's guests get 4 GiB and an
+# hour. (Its boot no longer spends a minute in the ACPI interpreter's loop
+# timeout on i440fx's _PRT: vm.sh boots q35, whose _PRT is a package.)
 kernel_env() {	# NAME
 	local dir rel
 	case "$1" in
