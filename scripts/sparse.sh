@@ -8,6 +8,11 @@
 # without its optional libraries; it takes a few seconds.
 
 set -euo pipefail
+# already found by the caller (run.sh, whose lanes would fetch it at once)
+if [ -n "${KPM_SPARSE:-}" ] && [ -x "$KPM_SPARSE" ]; then
+	echo "$KPM_SPARSE"
+	exit 0
+fi
 
 src=$("$(dirname "$0")/fetch.sh" source sparse sid)
 if [ ! -x "$src/sparse" ]; then

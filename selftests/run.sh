@@ -203,6 +203,8 @@ built() {	# NAME: a kernel that is built here, not a package
 
 lane_b() {	# SYNC-DIR
 	local k status
+	# its own results: those before the fork are lane a's
+	pass=0 fail=0 skip=0 failed=() times=() reports=()
 	host_side
 	for k in $kernels; do
 		built "$k" && continue
@@ -224,19 +226,31 @@ lane_b() {	# SYNC-DIR
 			guest_drivers "$k"
 		else
 			echo "== $k/drivers: not run, $k was not set up ($status)"
+			result skip "$k/drivers/guest"
 		fi
 	done
 	times+=("lane b: $SECONDS s")
 	declare -p pass fail skip failed times reports > "$1/b.state"
 }
-# both lanes run sparse: build it now, not in both at once
-scripts/sparse.sh > /dev/null || true
-sync=$(mktemp -d)
+# both lanes run sparse (kbuild.sh --sparse): fetch and build it once
+sparse_once() {
+	KPM_SPARSE=$(scripts/sparse.sh) && export KPM_SPARSE
+}
+step setup.sparse sparse_once
+
+mkdir -p build
+sync=$(mktemp -d "$top/build/lanes.XXXXXX")
 lane_a=$$
-lane_b "$sync" > "$sync/b.log" 2>&1 &
+# in a process group of its own, which a stopped run stops whole
+set -m
+lane_b "$sync" < /dev/null > "$sync/b.log" 2>&1 &
 lane_b_pid=$!
-# an interrupted run takes lane b's guests with it
-trap 'kill 0' INT TERM
+set +m
+stop_lane_b() {
+	kill -TERM -- -"$lane_b_pid" 2>/dev/null
+}
+trap 'trap - INT TERM HUP; stop_lane_b; exit 130' INT TERM HUP
+trap stop_lane_b EXIT
 
 for k in $kernels; do
 	built "$k" || continue
@@ -257,6 +271,7 @@ echo "== end of lane b's output"
 # its results and times after lane a's
 a_pass=$pass a_fail=$fail a_skip=$skip
 a_failed=("${failed[@]}") a_times=("${times[@]}") a_reports=("${reports[@]}")
+pass=0 fail=0 skip=0 failed=() times=() reports=()
 if [ -f "$sync/b.state" ]; then
 	source "$sync/b.state"
 else
@@ -266,6 +281,7 @@ pass=$((a_pass + pass)) fail=$((a_fail + fail)) skip=$((a_skip + skip))
 failed=("${a_failed[@]}" "${failed[@]}")
 times=("${a_times[@]}" "${times[@]}")
 reports=("${a_reports[@]}" "${reports[@]}")
+mv "$sync/b.log" build/lane-b.log
 rm -rf "$sync"
 times+=("total: $SECONDS s")
 
