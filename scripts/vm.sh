@@ -148,11 +148,22 @@ cpu=max,la57=off
 # that loops over its table in AML; a KASAN kernel under TCG ran into the
 # interpreter's 30 s loop timeout on it at every PCI bus scan (about two
 # minutes a boot with two NICs). q35's _PRT is a plain package.
-# Each CPU that comes up calibrates its delay loop, unless lpj= gives it;
-# under TCG the boot CPU waits for each in turn, and 63 of them took 84 s
-# of a 64-vCPU guest's boot (3 s with lpj=). The value is what the boot CPU
-# computes from the TSC at HZ=250; delays use the TSC anyway.
-lpj=$(awk '/^cpu MHz/ { printf "%d", $4 * 1000000 / 250; exit }' /proc/cpuinfo)
+# Each CPU that comes up calibrates its delay loop unless lpj= gives it
+# (TCG offers no invariant TSC, so the kernel does not reuse the boot CPU's
+# value), and the boot CPU waits for each in turn: 63 of them took 84 s of
+# a 64-vCPU guest's boot, 3 s with lpj=. Given where it matters (more than
+# 8 vCPUs), as the boot CPU computes it: the TSC's rate (the host's, under
+# TCG; "cpu MHz" is that rate unless the host scales its clock) over the
+# kernel's HZ, from the config beside the image (Debian's /boot/config-*,
+# or a build tree's .config). Without one, the guest calibrates.
+lpj=
+kconfig=/boot/config-${kernel#/boot/vmlinuz-}
+[ -f "$kconfig" ] || kconfig=$(dirname "$kernel")/../../../.config
+if [ "$smp" -gt 8 ] && [ -f "$kconfig" ]; then
+	hz=$(sed -n 's/^CONFIG_HZ=\([0-9]*\)$/\1/p' "$kconfig")
+	lpj=$(awk -v hz="${hz:-0}" '/^cpu MHz/ && hz > 0 {
+		printf "%d", $4 * 1000000 / hz; exit }' /proc/cpuinfo)
+fi
 qemu=(qemu-system-x86_64 -machine q35 -accel "$accel" -cpu "$cpu" -smp "$smp" -m "$mem"
       -nographic -no-reboot -nic none
       -kernel "$kernel" -initrd "$work/initrd.gz"
