@@ -2,9 +2,9 @@
 /*
  * sample-get as a reader with a plain socket sees it: the parts a sample is
  * split into, the buffer it takes, a reader too slow for the ring, and a
- * session destroyed under a dump. Sixteen veth netdevs make a sample larger
- * than one page on any CPU count; with possible_cpus=1024 it is larger than
- * 32 KiB. Run as root in a throwaway kernel (selftests/guest.sh).
+ * session destroyed under a dump. Sixteen veth netdevs and four CPUs make a
+ * sample larger than NLMSG_GOODSIZE; 64 CPUs, larger than a page. Run as
+ * root in a throwaway kernel (selftests/guest.sh).
  */
 
 #define _GNU_SOURCE
@@ -210,10 +210,14 @@ static void dump(int fd, int family, uint32_t id, uint64_t cursor,
 		if (!bufsize) {
 			/* the kernel notes no read longer than the skb */
 			len = recv(fd, NULL, 0, MSG_PEEK | MSG_TRUNC);
-			if (len > 0 && (size_t)len > size)
+			if (len <= 0) {
+				bad(d, "peek: %s", len ? strerror(errno) : "0");
+				break;
+			}
+			if ((size_t)len > size)
 				buf = realloc(buf, size = len);
 			iov.iov_base = buf;
-			iov.iov_len = len > 0 ? len : size;
+			iov.iov_len = len;
 		}
 		len = recvmsg(fd, &mh, 0);
 		if (len < 0) {
@@ -446,7 +450,10 @@ TEST_F_TIMEOUT(dump, parts_cover_every_netdev_and_cpu_once, SLOW)
 	EXPECT_EQ(0, d.done_err);
 	EXPECT_EQ(0, d.truncated);
 	EXPECT_LE(8, d.samples);
-	EXPECT_LT(d.largest_skb, d.largest_sample);
+	/* with fewer than four CPUs (KPM_SMP) a sample may fit */
+	if (d.largest_sample <= d.largest_skb)
+		SKIP(return, "samples of %zu B fit reads of %zu B",
+		     d.largest_sample, d.largest_skb);
 	EXPECT_LE(2, d.most_parts);
 	TH_LOG("%d samples in %d parts, at most %d a sample, %u CPU ids; skbs of %zu B, samples of %zu B",
 	       d.samples, d.parts, d.most_parts, nr_ids, d.largest_skb,
