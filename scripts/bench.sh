@@ -25,7 +25,7 @@ out=${1:-build/bench}
 mkdir -p "$out"
 eval "$(scripts/kernel.sh env 6.12)"
 make -s tools bench/fmt_bench bench/u2_sampler bench/spin
-# a build of its own: make test runs this beside the 6.12 guests
+# a build of its own, apart from make test's
 scripts/kbuild.sh "$kdir" bench-6.12 > /dev/null
 
 raw=$out/raw.txt
