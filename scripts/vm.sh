@@ -180,7 +180,7 @@ done
 
 # A guest that has not finished in time says where it is (vm-where.py)
 # before it is stopped. One that never reached /init, before anything of
-# ours ran, is booted once more: a hang in early boot was seen with TCG on
+# ours ran, is booted again: a hang in early boot was seen with TCG on
 # the debug kernel, and a 6.12 guest of one CI run ended within 3 s.
 run_guest() {
 	local start=$SECONDS up=0 pid t st
@@ -216,9 +216,15 @@ run_guest() {
 	return 2
 }
 
+# Up to three boots more: with another guest on the host's two cores, the
+# early-boot oops (an int3 of a text_poke_bp() under TCG, in
+# sched_clock_cpu) came three times in one make test, twice in a row.
 set +e
-run_guest
-[ $? -ne 2 ] || { echo "vm.sh: booting once more"; run_guest; }
+for boot in 2 3 4 0; do
+	run_guest
+	[ $? -eq 2 ] && [ "$boot" != 0 ] || break
+	echo "vm.sh: booting once more ($boot of 4)"
+done
 set -e
 
 rc=$(sed -n 's/^KPM-VM-EXIT: \([0-9]*\)$/\1/p' "$work/console" | tail -n1)
