@@ -17,10 +17,9 @@ import time
 
 import raw_samples
 
-TOOL = os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                    '..', 'tools', 'ksft-perfmon-nl')
-CLOCK_STEP = os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                          'clock_step.so')
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOOL = os.path.join(HERE, '..', 'tools', 'ksft-perfmon-nl')
+CLOCK_STEP = os.path.join(HERE, 'clock_step.so')
 LINE = re.compile(r'^# (ktap-metric-policy-json|ktap-metric-json): (.*)$')
 LOST = re.compile(r'^# ksft-perfmon: (\d+) samples lost '
                   r'\(kernel counted (\d+)\)')
@@ -76,9 +75,9 @@ def possible_cpus():
         return int(f.read().strip().split('-')[-1]) + 1
 
 
-def record(*args):
+def record(*args, env=None):
     return subprocess.Popen([TOOL, 'record', *args], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True, env=env)
 
 
 def finish(t, rec, seconds):
@@ -269,9 +268,7 @@ def duration_when_time_passes_between_reads(t):
     if not t.check(os.path.exists(CLOCK_STEP), f'no {CLOCK_STEP}'):
         return None
     env = dict(os.environ, LD_PRELOAD=CLOCK_STEP, KPM_CLOCK_STEP_MS='150')
-    rec = subprocess.Popen([TOOL, 'record', '--interval', '10',
-                            '--duration', '1'], stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE, text=True, env=env)
+    rec = record('--interval', '10', '--duration', '1', env=env)
     out, err = finish(t, rec, 60)
     # a preload that failed is only a warning of ld.so's
     t.check('preload' not in err, f'clock_step.so not preloaded: {err}')
