@@ -13,10 +13,12 @@ set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 
-pass=0 fail=0 skip=0
-failed=()
-times=()	# the timeline printed at the end
-reports=()	# the first lines of the kernel reports that failed a guest
+# the results so far: counts, names of failures, the timeline printed at
+# the end, the first lines of the kernel reports that failed a guest
+no_results() {
+	pass=0 fail=0 skip=0 failed=() times=() reports=()
+}
+no_results
 result() {	# pass|fail|skip NAME
 	case "$1" in
 	pass) pass=$((pass + 1)) ;;
@@ -204,7 +206,7 @@ built() {	# NAME: a kernel that is built here, not a package
 lane_b() {	# SYNC-DIR
 	local k status
 	# its own results: those before the fork are lane a's
-	pass=0 fail=0 skip=0 failed=() times=() reports=()
+	no_results
 	host_side
 	for k in $kernels; do
 		built "$k" && continue
@@ -271,7 +273,7 @@ echo "== end of lane b's output"
 # its results and times after lane a's
 a_pass=$pass a_fail=$fail a_skip=$skip
 a_failed=("${failed[@]}") a_times=("${times[@]}") a_reports=("${reports[@]}")
-pass=0 fail=0 skip=0 failed=() times=() reports=()
+no_results
 if [ -f "$sync/b.state" ]; then
 	source "$sync/b.state"
 else
