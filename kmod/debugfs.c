@@ -240,9 +240,9 @@ static const struct file_operations kpm_latest_fops = {
 void kpm_debugfs_init(void)
 {
 	kpm_debugfs_dir = debugfs_create_dir("ksft_perfmon", NULL);
-	debugfs_create_file("sessions", 0444, kpm_debugfs_dir, NULL,
+	debugfs_create_file("sessions", 0400, kpm_debugfs_dir, NULL,
 			    &kpm_sessions_fops);
-	debugfs_create_file("latest", 0444, kpm_debugfs_dir, NULL,
+	debugfs_create_file("latest", 0400, kpm_debugfs_dir, NULL,
 			    &kpm_latest_fops);
 }
 

@@ -51,7 +51,7 @@ static const struct genl_split_ops ksft_perfmon_nl_ops[] = {
 		.doit		= ksft_perfmon_nl_session_new_doit,
 		.policy		= ksft_perfmon_session_new_nl_policy,
 		.maxattr	= KSFT_PERFMON_A_SESSION_RING_SIZE,
-		.flags		= GENL_CMD_CAP_DO,
+		.flags		= GENL_ADMIN_PERM | GENL_CMD_CAP_DO,
 	},
 	{
 		.cmd		= KSFT_PERFMON_CMD_SESSION_GET,
@@ -70,7 +70,7 @@ static const struct genl_split_ops ksft_perfmon_nl_ops[] = {
 		.doit		= ksft_perfmon_nl_session_del_doit,
 		.policy		= ksft_perfmon_session_del_nl_policy,
 		.maxattr	= KSFT_PERFMON_A_SESSION_ID,
-		.flags		= GENL_CMD_CAP_DO,
+		.flags		= GENL_ADMIN_PERM | GENL_CMD_CAP_DO,
 	},
 	{
 		.cmd		= KSFT_PERFMON_CMD_SAMPLE_GET,

@@ -72,7 +72,10 @@ static const struct {
 static_assert(ARRAY_SIZE(kpm_dev_stats) ==
 	      KSFT_PERFMON_A_DEV_STATS_MAX - KSFT_PERFMON_A_DEV_STATS_GONE);
 
-/* The owner of a session, and whoever has CAP_NET_ADMIN, may access it. */
+/*
+ * The owner of a session, and whoever has CAP_NET_ADMIN in the initial
+ * user namespace, may access it.
+ */
 static bool kpm_nl_may_access(const struct kpm_session *s,
 			      const struct sk_buff *skb)
 {
@@ -155,11 +158,6 @@ int ksft_perfmon_nl_session_new_doit(struct sk_buff *skb,
 	int rem, err;
 	u32 i, id;
 
-	if (!netlink_ns_capable(skb, net->user_ns, CAP_NET_ADMIN)) {
-		NL_SET_ERR_MSG(info->extack,
-			       "CAP_NET_ADMIN over the network namespace is required");
-		return -EPERM;
-	}
 	if (GENL_REQ_ATTR_CHECK(info, KSFT_PERFMON_A_SESSION_INTERVAL) ||
 	    GENL_REQ_ATTR_CHECK(info, KSFT_PERFMON_A_SESSION_RING_SIZE))
 		return -EINVAL;
@@ -290,14 +288,8 @@ int ksft_perfmon_nl_session_get_dumpit(struct sk_buff *skb,
 int ksft_perfmon_nl_session_del_doit(struct sk_buff *skb,
 				     struct genl_info *info)
 {
-	struct net *net = genl_info_net(info);
 	struct kpm_session *s;
 
-	if (!netlink_ns_capable(skb, net->user_ns, CAP_NET_ADMIN)) {
-		NL_SET_ERR_MSG(info->extack,
-			       "CAP_NET_ADMIN over the network namespace is required");
-		return -EPERM;
-	}
 	if (GENL_REQ_ATTR_CHECK(info, KSFT_PERFMON_A_SESSION_ID))
 		return -EINVAL;
 

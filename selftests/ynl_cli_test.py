@@ -13,6 +13,8 @@ import os
 import subprocess
 import sys
 
+import yaml
+
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from ktap_metrics import Checks   # noqa: E402
 
@@ -22,11 +24,11 @@ SPEC = os.path.join(TOP, 'Documentation', 'netlink', 'specs',
 TOOL = os.path.join(TOP, 'tools', 'ksft-perfmon-nl')
 
 
-def cli(ksrc, op, name, attrs=None):
+def cli(ksrc, op, name, attrs=None, spec=SPEC):
     """(exit status, the reply as JSON or None, stderr)"""
     args = [sys.executable, os.path.join(ksrc, 'tools', 'net', 'ynl', 'pyynl',
                                          'cli.py'),
-            '--spec', SPEC, '--output-json', f'--{op}', name]
+            '--spec', spec, '--output-json', f'--{op}', name]
     if attrs is not None:
         args += ['--json', json.dumps(attrs)]
     p = subprocess.run(args, capture_output=True, text=True)
@@ -38,9 +40,36 @@ def cli(ksrc, op, name, attrs=None):
     return p.returncode, out, (p.stderr + (p.stdout if out is None else '')).strip()
 
 
-def tool(*args):
-    p = subprocess.run([TOOL, *args], capture_output=True, text=True)
+def tool(*args, prefix=()):
+    p = subprocess.run([*prefix, TOOL, *args], capture_output=True, text=True)
     return p.returncode, p.stdout
+
+
+def tool_err(*args, prefix=()):
+    """(exit status, stderr) of the tool run after @prefix"""
+    p = subprocess.run([*prefix, TOOL, *args], capture_output=True, text=True)
+    return p.returncode, p.stderr.strip()
+
+
+def admin_ops(ksrc):
+    """The family's commands that CTRL_GETFAMILY says need CAP_NET_ADMIN,
+    by name, and every command it lists, read with the kernel's own nlctrl
+    spec; the ids are the spec's order of operations from 1."""
+    with open(SPEC) as f:
+        names = [op['name'] for op in yaml.safe_load(f)['operations']['list']]
+    nlctrl = os.path.join(ksrc, 'Documentation', 'netlink', 'specs',
+                          'nlctrl.yaml')
+    rc, fam, err = cli(ksrc, 'do', 'getfamily',
+                       {'family-name': 'ksft_perfmon'}, spec=nlctrl)
+    if rc or not fam:
+        return None, None, err
+    # an indexed-array: a list of {index: op}
+    ops = {names[op['id'] - 1]: op.get('flags', [])
+           for entry in fam['ops'] for op in entry.values()}
+    return {n for n, fl in ops.items() if 'admin-perm' in fl}, set(ops), err
+
+
+NOBODY = ('setpriv', '--reuid=65534', '--regid=65534', '--clear-groups')
 
 
 def self_pretty(text):
@@ -118,6 +147,22 @@ def main():
             f'exit {rcl} {rcj} {rcp}, {len(both)} samples in both')
     rc, _ = tool('-j', 'clock')
     c.check(rc == 2, 'tool_json_refused_elsewhere', f'exit {rc}')
+
+    admin, ops, err = admin_ops(ksrc)
+    c.check(admin == {'session-new', 'session-del'} and
+            ops == {'session-new', 'session-get', 'session-del', 'sample-get'},
+            'admin_perm_advertised', f'admin-perm on {admin} of {ops} {err}')
+
+    # the refusals as the tool prints them
+    rc, err = tool_err('record', '--duration', '0.1', prefix=NOBODY)
+    c.check(rc == 1 and err == 'ksft-perfmon-nl: session-new: Operation not '
+            'permitted: needs CAP_NET_ADMIN in the initial user namespace',
+            'tool_refused_unprivileged', f'exit {rc} {err!r}')
+    print(f'# as nobody: {err}')
+    rc2, err2 = tool_err('record', '--duration', '0.1',
+                         prefix=('unshare', '--map-root-user', '--net'))
+    c.check(rc2 == 1 and err2 == err, 'tool_refused_userns_root',
+            f'exit {rc2} {err2!r}')
 
     rc, out, err = cli(ksrc, 'do', 'session-del', {'id': 1})
     rc2, sessions, err2 = cli(ksrc, 'dump', 'session-get')

@@ -116,6 +116,10 @@ static int talk(struct kpm_nl *nl, const char *op, struct nl_msg *msg,
 	fprintf(stderr, PROG ": %s: %s", op, strerror(-ack.err));
 	if (ack.msg[0])
 		fprintf(stderr, ": kernel reports: %s", ack.msg);
+	else if (ack.err == -EPERM)
+		/* genetlink's own check of admin-perm, which has no extack */
+		fputs(": needs CAP_NET_ADMIN in the initial user namespace",
+		      stderr);
 	if (ack.bad_attr >= 0 && (unsigned int)ack.bad_attr < nr_names &&
 	    names[ack.bad_attr])
 		fprintf(stderr, " (attribute %s)", names[ack.bad_attr]);
