@@ -83,8 +83,10 @@ struct kpm_dev {
  *	allocation may reuse once the session is gone
  * @net: network namespace of the session's netdevs and of its owner;
  *	compared, never dereferenced
- * @portid: netlink port of the socket that owns the session, 0 for the
- *	session started at insmod
+ * @owner: the netlink socket that owns the session, with a reference
+ *	held, so that no other socket can be at its address while the
+ *	session exists; NULL for the session started at insmod
+ * @portid: netlink port of @owner, 0 for the session started at insmod
  * @timer: the beat, a CLOCK_MONOTONIC hardirq hrtimer that queues @work
  * @busy: bit 0 set from when the timer queues @work until it has run: at
  *	most one sample is in flight
@@ -113,6 +115,7 @@ struct kpm_session {
 	u32 id;
 	u64 cookie;
 	struct net *net;
+	struct sock *owner;
 	u32 portid;
 	struct hrtimer timer;
 	unsigned long busy;
@@ -160,10 +163,11 @@ extern struct xarray kpm_sessions;
 
 /* session.c */
 int kpm_session_new(struct net *net, const struct kpm_session_cfg *cfg,
-		    u32 portid, u32 *id, struct netlink_ext_ack *extack);
+		    struct sock *owner, u32 portid, u32 *id,
+		    struct netlink_ext_ack *extack);
 void kpm_session_destroy(struct kpm_session *s);
 void kpm_session_destroy_all(void);
-void kpm_session_destroy_owned(struct net *net, u32 portid);
+void kpm_session_destroy_released(void);
 bool kpm_session_read(struct kpm_session *s, u64 *seq, u64 end,
 		      struct kpm_sample *buf);
 bool kpm_session_latest(struct kpm_session *s, struct kpm_sample *buf);

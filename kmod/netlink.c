@@ -73,16 +73,15 @@ static_assert(ARRAY_SIZE(kpm_dev_stats) ==
 	      KSFT_PERFMON_A_DEV_STATS_MAX - KSFT_PERFMON_A_DEV_STATS_GONE);
 
 /*
- * The owner of a session, and whoever has CAP_NET_ADMIN in the initial
- * user namespace, may access it.
+ * The socket that owns a session, and whoever has CAP_NET_ADMIN in the
+ * initial user namespace, may access it. The owner is the socket itself,
+ * not its port, which another socket may bind once the owner is released.
  */
 static bool kpm_nl_may_access(const struct kpm_session *s,
 			      const struct sk_buff *skb)
 {
-	if (s->portid && s->portid == NETLINK_CB(skb).portid &&
-	    net_eq(s->net, sock_net(NETLINK_CB(skb).sk)))
-		return true;
-	return netlink_capable(skb, CAP_NET_ADMIN);
+	return (s->owner && s->owner == NETLINK_CB(skb).sk) ||
+	       netlink_capable(skb, CAP_NET_ADMIN);
 }
 
 /* Find session @id for the sender of @skb. Context: under kpm_mutex. */
@@ -197,7 +196,8 @@ int ksft_perfmon_nl_session_new_doit(struct sk_buff *skb,
 		goto err_free_msg;
 	}
 
-	err = kpm_session_new(net, &cfg, info->snd_portid, &id, info->extack);
+	err = kpm_session_new(net, &cfg, NETLINK_CB(skb).sk, info->snd_portid,
+			      &id, info->extack);
 	if (err)
 		goto err_free_msg;
 	/* cannot fail: the message is empty and of the default size */
@@ -560,7 +560,8 @@ int ksft_perfmon_nl_sample_get_done(struct netlink_callback *cb)
  * @ptr: struct netlink_notify
  *
  * NETLINK_URELEASE comes after the socket left the netlink table, so a new
- * socket could take its port in between, as for every user of this event.
+ * socket could take its port in between: the sessions to destroy are
+ * those whose owner was released, whatever its port.
  *
  * Context: process (blocking notifier chain). Takes kpm_mutex.
  *
@@ -571,9 +572,8 @@ static int kpm_nl_notify(struct notifier_block *nb, unsigned long event,
 {
 	struct netlink_notify *n = ptr;
 
-	if (event == NETLINK_URELEASE && n->protocol == NETLINK_GENERIC &&
-	    n->portid)
-		kpm_session_destroy_owned(n->net, n->portid);
+	if (event == NETLINK_URELEASE && n->protocol == NETLINK_GENERIC)
+		kpm_session_destroy_released();
 	return NOTIFY_DONE;
 }
 

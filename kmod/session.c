@@ -9,6 +9,7 @@
 #include <linux/overflow.h>
 #include <linux/slab.h>
 #include <net/netlink.h>
+#include <net/sock.h>
 
 #include "compat.h"
 #include "kpm.h"
@@ -194,6 +195,8 @@ static size_t kpm_session_ring_bytes(const struct kpm_session *s)
 
 static void kpm_session_free(struct kpm_session *s)
 {
+	if (s->owner)
+		sock_put(s->owner);
 	kvfree(s->ring);
 	kvfree(s->scratch);
 	kfree(s);
@@ -203,7 +206,9 @@ static void kpm_session_free(struct kpm_session *s)
  * kpm_session_new() - create a session and start sampling
  * @net: network namespace the ifindexes of @cfg are in
  * @cfg: what to sample; validated against the spec's bounds by the caller
- * @portid: netlink port of the owning socket, or 0 for none
+ * @owner: the netlink socket that asks, which will own the session; NULL
+ *	for none
+ * @portid: netlink port of @owner, or 0
  * @id: where to put the new session's id
  * @extack: where to report errors
  *
@@ -216,7 +221,8 @@ static void kpm_session_free(struct kpm_session *s)
  * Return: 0, or a negative errno with extack set.
  */
 int kpm_session_new(struct net *net, const struct kpm_session_cfg *cfg,
-		    u32 portid, u32 *id, struct netlink_ext_ack *extack)
+		    struct sock *owner, u32 portid, u32 *id,
+		    struct netlink_ext_ack *extack)
 {
 	u32 sample_size = kpm_sample_size(cfg->ndevs);
 	/* ids stay positive in a loff_t's high half (debugfs positions) */
@@ -273,6 +279,10 @@ int kpm_session_new(struct net *net, const struct kpm_session_cfg *cfg,
 
 	s->cookie = ++kpm_next_cookie;
 	s->net = net;
+	if (owner) {
+		sock_hold(owner);
+		s->owner = owner;
+	}
 	s->portid = portid;
 	*id = s->id;
 	/* the first sample, at once, is the baseline of the session */
@@ -328,20 +338,26 @@ void kpm_session_destroy_all(void)
 }
 
 /**
- * kpm_session_destroy_owned() - destroy the sessions of a netlink socket
- * @net: network namespace of the socket
- * @portid: its port
+ * kpm_session_destroy_released() - destroy the sessions of released sockets
+ *
+ * For NETLINK_URELEASE, which comes after the socket left the netlink
+ * table: another socket may have bound its port meanwhile, so a session
+ * goes by its owner's state, never by the port. sock_orphan() marked the
+ * released socket dead before the event; the reference a session holds
+ * keeps it from being freed, and so its address from being reused.
+ * genetlink's per-socket private data (genl_sk_priv_get(), 6.10), which
+ * would do the same, is not exported to modules in 6.12 or 7.3.
  *
  * Context: process, takes kpm_mutex.
  */
-void kpm_session_destroy_owned(struct net *net, u32 portid)
+void kpm_session_destroy_released(void)
 {
 	struct kpm_session *s;
 	unsigned long id;
 
 	mutex_lock(&kpm_mutex);
 	xa_for_each(&kpm_sessions, id, s)
-		if (s->portid == portid && net_eq(s->net, net))
+		if (s->owner && sock_flag(s->owner, SOCK_DEAD))
 			kpm_session_destroy(s);
 	mutex_unlock(&kpm_mutex);
 }

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include <linux/genetlink.h>
+#include <linux/netlink.h>
 #include <linux/ksft_perfmon.h>
 
 #include "kselftest_harness.h"
@@ -705,6 +706,148 @@ TEST_F_TIMEOUT(kpm, unprivileged_and_userns_root_are_refused, KPM_SLOW_TIMEOUT)
 	/* and the session is still there */
 	EXPECT_EQ(0, session_id_op(self->sk, self->family,
 				   KSFT_PERFMON_CMD_SESSION_DEL, id, &r));
+}
+
+/*
+ * One request of @cmd naming session @id on the raw netlink socket @fd:
+ * 0 when the kernel granted it (a reply, or a dump that ended well), else
+ * its negative errno.
+ */
+static int probe(int fd, int family, uint8_t cmd, int flags, uint16_t attr,
+		 uint32_t id)
+{
+	struct {
+		struct nlmsghdr nlh;
+		struct genlmsghdr genl;
+		struct nlattr nla;
+		uint32_t id;
+	} req = {
+		.nlh = {
+			.nlmsg_len = sizeof(req),
+			.nlmsg_type = family,
+			.nlmsg_flags = NLM_F_REQUEST | flags,
+		},
+		.genl = {
+			.cmd = cmd,
+			.version = KSFT_PERFMON_FAMILY_VERSION,
+		},
+		.nla = { .nla_len = NLA_HDRLEN + sizeof(id), .nla_type = attr },
+		.id = id,
+	};
+	static char buf[32768];
+	struct nlmsghdr *nlh;
+	ssize_t len;
+
+	if (send(fd, &req, sizeof(req), 0) != sizeof(req))
+		return -errno;
+	for (;;) {
+		len = recv(fd, buf, sizeof(buf), 0);
+		if (len < 0)
+			return -errno;
+		for (nlh = (void *)buf; NLMSG_OK(nlh, len);
+		     nlh = NLMSG_NEXT(nlh, len)) {
+			if (nlh->nlmsg_type == family && !(flags & NLM_F_DUMP))
+				return 0;
+			if (nlh->nlmsg_type == NLMSG_ERROR ||
+			    nlh->nlmsg_type == NLMSG_DONE)
+				return *(int *)NLMSG_DATA(nlh);
+		}
+	}
+}
+
+/*
+ * The attacker: nobody, in the owner's netns. For each round, it reads
+ * the port and session id of an owner socket, binds that port in a loop
+ * until the owner is released and the bind succeeds, and at once asks for
+ * the session and its samples. It writes back whether either was granted.
+ */
+static int port_thief(int in, int out, int family)
+{
+	struct { uint32_t port, id; } round;
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+	char seen;
+	int fd;
+
+	if (become_nobody())
+		return 100;
+	while (read(in, &round, sizeof(round)) == sizeof(round)) {
+		fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
+		if (fd < 0)
+			return 101;
+		sa.nl_pid = round.port;
+		if (write(out, "b", 1) != 1)	/* binding */
+			return 102;
+		while (bind(fd, (struct sockaddr *)&sa, sizeof(sa)))
+			if (errno != EADDRINUSE)
+				return 103;
+		seen = !probe(fd, family, KSFT_PERFMON_CMD_SESSION_GET, 0,
+			      KSFT_PERFMON_A_SESSION_ID, round.id) ||
+		       !probe(fd, family, KSFT_PERFMON_CMD_SAMPLE_GET,
+			      NLM_F_DUMP, KSFT_PERFMON_A_SAMPLE_SESSION_ID,
+			      round.id);
+		close(fd);
+		if (write(out, &seen, 1) != 1)
+			return 104;
+	}
+	return 0;
+}
+
+/*
+ * A session belongs to its socket, not to the socket's port: when the
+ * owner is released, its port is free before NETLINK_URELEASE destroys the
+ * session, and a process that binds it in that window must not see the
+ * session. KPM_PORT_ROUNDS rounds (default 2000), each with a session that
+ * a new owner socket of a port of its own creates and then closes.
+ */
+TEST_F_TIMEOUT(kpm, released_port_never_sees_the_session, KPM_SLOW_TIMEOUT)
+{
+	const char *env = getenv("KPM_PORT_ROUNDS");
+	int rounds = env ? atoi(env) : 2000;
+	int to[2], from[2], i, seen = 0, status;
+	struct res r;
+	char c;
+	pid_t pid;
+
+	ASSERT_EQ(0, pipe(to));
+	ASSERT_EQ(0, pipe(from));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		close(to[1]);
+		close(from[0]);
+		_exit(port_thief(to[0], from[1], self->family));
+	}
+	close(to[0]);
+	close(from[1]);
+
+	for (i = 0; i < rounds; i++) {
+		struct { uint32_t port, id; } round;
+		struct nl_sock *owner = nl_socket_alloc();
+		int one = 1;
+
+		ASSERT_NE(NULL, owner);
+		round.port = 0x40000000 + i;
+		nl_socket_set_local_port(owner, round.port);
+		ASSERT_EQ(0, genl_connect(owner));
+		setsockopt(nl_socket_get_fd(owner), SOL_NETLINK,
+			   NETLINK_EXT_ACK, &one, sizeof(one));
+		ASSERT_EQ(0, session_new(owner, self->family, NULL, 0, 10 * MS,
+					 2, &r));
+		round.id = r.id;
+		ASSERT_EQ(sizeof(round), write(to[1], &round, sizeof(round)));
+		ASSERT_EQ(1, read(from[0], &c, 1));
+		nl_socket_free(owner);
+		ASSERT_EQ(1, read(from[0], &c, 1));
+		seen += c;
+	}
+	close(to[1]);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	EXPECT_EQ(0, seen) TH_LOG("%d of %d rounds saw the session", seen, rounds);
+	TH_LOG("%d rounds", rounds);
+	for (i = 0; i < 100 && session_count(self->sk, self->family); i++)
+		sleep_ms(10);
+	EXPECT_EQ(0, session_count(self->sk, self->family));
 }
 
 TEST_F(kpm, cursor_reads_every_sample_once)
