@@ -20,10 +20,18 @@
 #include <linux/xarray.h>
 #include <uapi/linux/ksft_perfmon.h>
 
-/* Most sessions at once, over all network namespaces. */
-#define KPM_SESSIONS_MAX	64
-/* Most ring memory of one session, and of all sessions together. */
+/*
+ * Limits: those of one owner (a netlink socket, or the module for the
+ * load-time session) are below those of all sessions together, so that
+ * an owner at its limits leaves room for others. The read budget, the
+ * third limit of all sessions together, is the module parameter
+ * read_budget.
+ */
+#define KPM_OWNER_SESSIONS_MAX	16
+#define KPM_SESSIONS_MAX	256
+/* ring memory of one session, of one owner, of all sessions together */
 #define KPM_SESSION_MEM_MAX	(16UL << 20)
+#define KPM_OWNER_MEM_MAX	(16UL << 20)
 #define KPM_TOTAL_MEM_MAX	(64UL << 20)
 
 /* Order of the times in struct kpm_cpu_sample, as in /proc/stat. */
@@ -87,6 +95,8 @@ struct kpm_dev {
  *	held, so that no other socket can be at its address while the
  *	session exists; NULL for the session started at insmod
  * @portid: netlink port of @owner, 0 for the session started at insmod
+ * @reads: reads per second the session takes of the module's read
+ *	budget: its CPUs and netdevs, once per interval
  * @timer: the beat, a CLOCK_MONOTONIC hardirq hrtimer that queues @work
  * @busy: bit 0 set from when the timer queues @work until it has run: at
  *	most one sample is in flight
@@ -117,6 +127,7 @@ struct kpm_session {
 	struct net *net;
 	struct sock *owner;
 	u32 portid;
+	u64 reads;
 	struct hrtimer timer;
 	unsigned long busy;
 	u64 expires_ns;

@@ -4,6 +4,8 @@
  * and destruction.
  */
 
+#include <linux/math64.h>
+#include <linux/moduleparam.h>
 #include <linux/netdevice.h>
 #include <linux/notifier.h>
 #include <linux/overflow.h>
@@ -21,44 +23,93 @@ DEFINE_XARRAY_ALLOC1(kpm_sessions);
 static u32 kpm_next_id;
 static u64 kpm_next_cookie;		/* under kpm_mutex */
 
-/*
- * The module's budget: sessions and ring bytes. A lock of its own, so
- * that the ring is allocated with no lock held that the netdev notifier
- * (under RTNL) takes.
- */
-static DEFINE_SPINLOCK(kpm_budget_lock);
+static unsigned int read_budget = 1000000;
+module_param(read_budget, uint, 0644);
+MODULE_PARM_DESC(read_budget,
+		 "reads per second all sessions together may take, a read being one CPU or netdev of one sample (default 1000000)");
+
+/* What all sessions together take of the limits; under kpm_mutex. */
 static unsigned int kpm_nr_sessions;
 static size_t kpm_mem;
+static u64 kpm_reads;
 
-static int kpm_budget_get(size_t ring_bytes, const struct kpm_session_cfg *cfg,
-			  struct netlink_ext_ack *extack)
+static size_t kpm_session_ring_bytes(const struct kpm_session *s)
 {
-	int err = 0;
-
-	spin_lock(&kpm_budget_lock);
-	if (kpm_nr_sessions >= KPM_SESSIONS_MAX) {
-		NL_SET_ERR_MSG_FMT(extack, "already %u sessions, the limit",
-				   KPM_SESSIONS_MAX);
-		err = -ENOSPC;
-	} else if (kpm_mem + ring_bytes > KPM_TOTAL_MEM_MAX) {
-		NL_SET_ERR_MSG_ATTR_FMT(extack, cfg->ring_size_attr,
-					"ring of %zu bytes is over the %lu bytes left of the module's limit",
-					ring_bytes, KPM_TOTAL_MEM_MAX - kpm_mem);
-		err = -ENOSPC;
-	} else {
-		kpm_nr_sessions++;
-		kpm_mem += ring_bytes;
-	}
-	spin_unlock(&kpm_budget_lock);
-	return err;
+	return (size_t)s->sample_size * s->ring_size;
 }
 
-static void kpm_budget_put(size_t ring_bytes)
+/* Reads per second of a session: its CPUs and netdevs, once per interval. */
+static u64 kpm_session_reads(const struct kpm_session_cfg *cfg)
 {
-	spin_lock(&kpm_budget_lock);
-	kpm_nr_sessions--;
-	kpm_mem -= ring_bytes;
-	spin_unlock(&kpm_budget_lock);
+	u64 items = num_possible_cpus() + cfg->ndevs;
+
+	return DIV64_U64_ROUND_UP(items * NSEC_PER_SEC, cfg->interval_ns);
+}
+
+/**
+ * kpm_budget_check() - check that a new session fits every limit
+ * @owner: the socket that would own it, NULL for the load-time session
+ * @ring_bytes: its ring
+ * @reads: its reads per second
+ * @cfg: the request, for the attributes extack points at
+ * @extack: where to say which limit, and its value
+ *
+ * The limits of one owner come first, so that an owner at its limits is
+ * told so rather than of a module-wide limit it nearly filled alone.
+ *
+ * Context: under kpm_mutex.
+ * Return: 0, or -ENOSPC with extack set.
+ */
+static int kpm_budget_check(const struct sock *owner, size_t ring_bytes,
+			    u64 reads, const struct kpm_session_cfg *cfg,
+			    struct netlink_ext_ack *extack)
+{
+	u64 budget = READ_ONCE(read_budget);
+	unsigned int owned = 0;
+	size_t owned_mem = 0;
+	struct kpm_session *s;
+	unsigned long id;
+
+	lockdep_assert_held(&kpm_mutex);
+
+	xa_for_each(&kpm_sessions, id, s) {
+		if (s->owner != owner)
+			continue;
+		owned++;
+		owned_mem += kpm_session_ring_bytes(s);
+	}
+	if (owned >= KPM_OWNER_SESSIONS_MAX) {
+		NL_SET_ERR_MSG_FMT(extack, "a socket may own %u sessions, and this one does",
+				   KPM_OWNER_SESSIONS_MAX);
+		return -ENOSPC;
+	}
+	if (owned_mem + ring_bytes > KPM_OWNER_MEM_MAX) {
+		NL_SET_ERR_MSG_ATTR_FMT(extack, cfg->ring_size_attr,
+					"ring of %zu bytes is over the %zu left of a socket's %lu",
+					ring_bytes, KPM_OWNER_MEM_MAX - owned_mem,
+					KPM_OWNER_MEM_MAX);
+		return -ENOSPC;
+	}
+	if (kpm_nr_sessions >= KPM_SESSIONS_MAX) {
+		NL_SET_ERR_MSG_FMT(extack, "the module may have %u sessions, and does",
+				   KPM_SESSIONS_MAX);
+		return -ENOSPC;
+	}
+	if (kpm_mem + ring_bytes > KPM_TOTAL_MEM_MAX) {
+		NL_SET_ERR_MSG_ATTR_FMT(extack, cfg->ring_size_attr,
+					"ring of %zu bytes is over the %zu left of the module's %lu",
+					ring_bytes, KPM_TOTAL_MEM_MAX - kpm_mem,
+					KPM_TOTAL_MEM_MAX);
+		return -ENOSPC;
+	}
+	if (kpm_reads + reads > budget) {
+		NL_SET_ERR_MSG_ATTR_FMT(extack, cfg->interval_attr,
+					"%llu reads/s is over the %llu left of read_budget=%llu",
+					reads, budget > kpm_reads ? budget - kpm_reads : 0,
+					budget);
+		return -ENOSPC;
+	}
+	return 0;
 }
 
 /* The oldest sample in the ring, or head when it is empty; under @s->lock. */
@@ -188,11 +239,6 @@ static int kpm_session_get_devs(struct kpm_session *s, struct net *net,
 	return 0;
 }
 
-static size_t kpm_session_ring_bytes(const struct kpm_session *s)
-{
-	return (size_t)s->sample_size * s->ring_size;
-}
-
 static void kpm_session_free(struct kpm_session *s)
 {
 	if (s->owner)
@@ -213,10 +259,13 @@ static void kpm_session_free(struct kpm_session *s)
  * @extack: where to report errors
  *
  * Context: process. Allocates the ring with no lock held, then takes
- * kpm_mutex. The netdevs are looked up under kpm_mutex, which
- * kpm_netdev_event() takes too, so a netdev cannot be unregistered
- * between the lookup and the session becoming visible. The session is
- * not returned: once kpm_mutex is dropped, a session-del may free it.
+ * kpm_mutex. The limits are checked before the allocation, so that a
+ * request over one allocates nothing, and again with the session's
+ * insertion, since another request may have taken the room meanwhile.
+ * The netdevs are looked up under kpm_mutex, which kpm_netdev_event()
+ * takes too, so a netdev cannot be unregistered between the lookup and
+ * the session becoming visible. The session is not returned: once
+ * kpm_mutex is dropped, a session-del may free it.
  *
  * Return: 0, or a negative errno with extack set.
  */
@@ -229,6 +278,7 @@ int kpm_session_new(struct net *net, const struct kpm_session_cfg *cfg,
 	struct xa_limit limit = XA_LIMIT(1, INT_MAX);
 	struct kpm_session *s;
 	size_t ring_bytes;
+	u64 reads;
 	int err;
 
 	ring_bytes = array_size(sample_size, cfg->ring_size);
@@ -245,20 +295,24 @@ int kpm_session_new(struct net *net, const struct kpm_session_cfg *cfg,
 					hrtimer_resolution);
 		return -EINVAL;
 	}
-	err = kpm_budget_get(ring_bytes, cfg, extack);
+	reads = kpm_session_reads(cfg);
+	mutex_lock(&kpm_mutex);
+	err = kpm_budget_check(owner, ring_bytes, reads, cfg, extack);
+	mutex_unlock(&kpm_mutex);
 	if (err)
 		return err;
 
-	err = -ENOMEM;
 	s = kzalloc(struct_size(s, devs, cfg->ndevs), GFP_KERNEL);
 	if (!s)
-		goto err_budget_put;
+		return -ENOMEM;
 	s->ndevs = cfg->ndevs;
 	s->interval_ns = cfg->interval_ns;
 	s->ring_size = cfg->ring_size;
 	s->sample_size = sample_size;
+	s->reads = reads;
 	s->scratch = kvzalloc(sample_size, GFP_KERNEL_ACCOUNT);
 	s->ring = kvzalloc(ring_bytes, GFP_KERNEL_ACCOUNT);
+	err = -ENOMEM;
 	if (!s->scratch || !s->ring)
 		goto err_free;
 	s->scratch->ndevs = cfg->ndevs;
@@ -268,6 +322,9 @@ int kpm_session_new(struct net *net, const struct kpm_session_cfg *cfg,
 			  HRTIMER_MODE_REL_HARD);
 
 	mutex_lock(&kpm_mutex);
+	err = kpm_budget_check(owner, ring_bytes, reads, cfg, extack);
+	if (err)
+		goto err_unlock;
 	err = kpm_session_get_devs(s, net, cfg, extack);
 	if (err)
 		goto err_put_devs;
@@ -277,6 +334,9 @@ int kpm_session_new(struct net *net, const struct kpm_session_cfg *cfg,
 	if (err < 0)
 		goto err_put_devs;
 
+	kpm_nr_sessions++;
+	kpm_mem += ring_bytes;
+	kpm_reads += reads;
 	s->cookie = ++kpm_next_cookie;
 	s->net = net;
 	if (owner) {
@@ -292,11 +352,10 @@ int kpm_session_new(struct net *net, const struct kpm_session_cfg *cfg,
 
 err_put_devs:
 	kpm_session_put_devs(s);
+err_unlock:
 	mutex_unlock(&kpm_mutex);
 err_free:
 	kpm_session_free(s);
-err_budget_put:
-	kpm_budget_put(ring_bytes);
 	return err;
 }
 
@@ -317,7 +376,9 @@ void kpm_session_destroy(struct kpm_session *s)
 	hrtimer_cancel(&s->timer);
 	cancel_work_sync(&s->work);
 	kpm_session_put_devs(s);
-	kpm_budget_put(kpm_session_ring_bytes(s));
+	kpm_nr_sessions--;
+	kpm_mem -= kpm_session_ring_bytes(s);
+	kpm_reads -= s->reads;
 	kpm_session_free(s);
 }
 

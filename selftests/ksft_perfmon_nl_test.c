@@ -45,7 +45,7 @@ struct res {
 	int nsessions;
 	uint32_t id;
 	uint64_t interval, samples, lost;
-	uint32_t ring_size, cpus;
+	uint32_t ring_size, cpus, sample_size;
 };
 
 struct smp {
@@ -82,6 +82,8 @@ static int session_cb(struct nl_msg *msg, void *arg)
 		r->ring_size = nla_get_u32(tb[KSFT_PERFMON_A_SESSION_RING_SIZE]);
 	if (tb[KSFT_PERFMON_A_SESSION_CPUS])
 		r->cpus = nla_get_u32(tb[KSFT_PERFMON_A_SESSION_CPUS]);
+	if (tb[KSFT_PERFMON_A_SESSION_SAMPLE_SIZE])
+		r->sample_size = nla_get_u32(tb[KSFT_PERFMON_A_SESSION_SAMPLE_SIZE]);
 	return NL_OK;
 }
 
@@ -470,14 +472,37 @@ TEST_F_TIMEOUT(kpm, create_delete_1000_cycles, KPM_SLOW_TIMEOUT)
 	EXPECT_EQ(before, session_count(self->sk, self->family));
 }
 
+/* The module's limits, as Documentation/admin-guide.rst gives them. */
+#define OWNER_SESSIONS	16
+#define ALL_SESSIONS	256
+#define OWNER_MEM	(16UL << 20)
+#define ALL_MEM		(64UL << 20)
+#define READ_BUDGET	"/sys/module/ksft_perfmon/parameters/read_budget"
+
 /*
- * 64 sessions, the module's limit, from four processes at once; the 65th
- * is refused, and the four's sessions die with them.
+ * Create sessions on @sk until one is refused; the number created, the
+ * refusal in @r. Every session samples every second, so that hundreds of
+ * them cost little.
  */
-TEST_F_TIMEOUT(kpm, sessions_up_to_the_limit_from_several_processes, KPM_SLOW_TIMEOUT)
+static int fill(struct nl_sock *sk, int family, uint32_t ring, struct res *r)
 {
-	const int nproc = 4, per = 64 / nproc;
-	int ready[2], go[2], i, status;
+	int n = 0;
+
+	while (n <= ALL_SESSIONS &&
+	       !session_new(sk, family, NULL, 0, 1000 * MS, ring, r))
+		n++;
+	return n;
+}
+
+/*
+ * Four processes fill their sockets at once. Each gets its own limit, not
+ * a share of the module's, and the socket at its limit leaves room for
+ * another: the fixture's still creates a session.
+ */
+TEST_F_TIMEOUT(kpm, a_socket_at_its_limit_leaves_room, KPM_SLOW_TIMEOUT)
+{
+	int ready[2], go[2], i, status, n;
+	const int nproc = 4;
 	pid_t pid[4];
 	struct res r;
 	char c;
@@ -490,33 +515,181 @@ TEST_F_TIMEOUT(kpm, sessions_up_to_the_limit_from_several_processes, KPM_SLOW_TI
 		ASSERT_LE(0, pid[i]);
 		if (!pid[i]) {
 			struct nl_sock *sk;
-			int family, j;
+			int family;
 
 			sk = kpm_nl_socket(&family);
-			for (j = 0; sk && j < per; j++)
-				if (session_new(sk, family, NULL, 0, 10 * MS, 16, &r))
-					_exit(1);
+			if (!sk)
+				_exit(100);
+			n = fill(sk, family, 2, &r);
+			if (r.ack.err != -ENOSPC ||
+			    strcmp(r.ack.msg, "a socket may own 16 sessions, and this one does"))
+				_exit(101);
 			if (write(ready[1], "r", 1) != 1 ||
 			    read(go[0], &c, 1) != 1)
-				_exit(2);
-			_exit(0);	/* closes the socket */
+				_exit(102);
+			_exit(n);	/* closes the socket */
 		}
 	}
 	for (i = 0; i < nproc; i++)
 		ASSERT_EQ(1, read(ready[0], &c, 1));
-	EXPECT_EQ(64, session_count(self->sk, self->family));
-	EXPECT_EQ(-ENOSPC, session_new(self->sk, self->family, NULL, 0,
-				       10 * MS, 16, &r));
-	EXPECT_STREQ("already 64 sessions, the limit", r.ack.msg);
+	EXPECT_EQ(nproc * OWNER_SESSIONS, session_count(self->sk, self->family));
+	EXPECT_EQ(0, session_new(self->sk, self->family, NULL, 0, 1000 * MS, 2, &r))
+		TH_LOG("refused: %s", r.ack.msg);
 	for (i = 0; i < nproc; i++)
 		ASSERT_EQ(1, write(go[1], "g", 1));
 	for (i = 0; i < nproc; i++) {
 		ASSERT_EQ(pid[i], waitpid(pid[i], &status, 0));
-		EXPECT_EQ(0, WEXITSTATUS(status));
+		EXPECT_EQ(OWNER_SESSIONS, WEXITSTATUS(status));
 	}
+	EXPECT_EQ(0, session_id_op(self->sk, self->family,
+				   KSFT_PERFMON_CMD_SESSION_DEL, r.id, &r));
 	for (i = 0; i < 100 && session_count(self->sk, self->family); i++)
 		sleep_ms(10);
 	EXPECT_EQ(0, session_count(self->sk, self->family));
+}
+
+/* 16 sockets at their limit fill the module; the 257th session is refused. */
+TEST_F_TIMEOUT(kpm, sessions_up_to_the_module_limit, KPM_SLOW_TIMEOUT)
+{
+	const int nsk = ALL_SESSIONS / OWNER_SESSIONS;
+	struct nl_sock *sk[ALL_SESSIONS / OWNER_SESSIONS];
+	int family, i, n = 0;
+	struct res r;
+
+	ASSERT_EQ(0, session_count(self->sk, self->family));
+	for (i = 0; i < nsk; i++) {
+		sk[i] = kpm_nl_socket(&family);
+		ASSERT_NE(NULL, sk[i]);
+		n += fill(sk[i], family, 2, &r);
+	}
+	EXPECT_EQ(ALL_SESSIONS, n);
+	EXPECT_EQ(-ENOSPC, session_new(self->sk, self->family, NULL, 0,
+				       1000 * MS, 2, &r));
+	EXPECT_STREQ("the module may have 256 sessions, and does", r.ack.msg);
+	for (i = 0; i < nsk; i++)
+		nl_socket_free(sk[i]);
+	for (i = 0; i < 200 && session_count(self->sk, self->family); i++)
+		sleep_ms(10);
+	EXPECT_EQ(0, session_count(self->sk, self->family));
+}
+
+/*
+ * Rings of a little under 8 MiB: two fit a socket's 16 MiB, the third is
+ * refused, and another socket still gets one. Four sockets with two each
+ * leave less than a ring of the module's 64 MiB, and the fifth is refused
+ * with what is left. The numbers are worked out here from the sample size,
+ * not taken from the refusal.
+ */
+TEST_F_TIMEOUT(kpm, ring_memory_limits, KPM_SLOW_TIMEOUT)
+{
+	struct nl_sock *sk[5];
+	unsigned long bytes;
+	char want[128];
+	uint32_t ring;
+	int family, i;
+	struct res r;
+
+	ASSERT_EQ(0, session_count(self->sk, self->family));
+	ASSERT_EQ(0, session_new(self->sk, self->family, NULL, 0, 1000 * MS, 2, &r));
+	ASSERT_EQ(0, session_id_op(self->sk, self->family,
+				   KSFT_PERFMON_CMD_SESSION_GET, r.id, &r));
+	ASSERT_LT(0, r.sample_size);
+	ring = (OWNER_MEM / 2) / r.sample_size;
+	bytes = (unsigned long)ring * r.sample_size;
+	TH_LOG("rings of %u samples of %u bytes", ring, r.sample_size);
+	ASSERT_EQ(0, session_id_op(self->sk, self->family,
+				   KSFT_PERFMON_CMD_SESSION_DEL, r.id, &r));
+
+	for (i = 0; i < 5; i++) {
+		sk[i] = kpm_nl_socket(&family);
+		ASSERT_NE(NULL, sk[i]);
+	}
+	EXPECT_EQ(2, fill(sk[0], family, ring, &r));
+	EXPECT_EQ(-ENOSPC, r.ack.err);
+	EXPECT_EQ(KSFT_PERFMON_A_SESSION_RING_SIZE, r.ack.bad_attr);
+	snprintf(want, sizeof(want),
+		 "ring of %lu bytes is over the %lu left of a socket's %lu",
+		 bytes, OWNER_MEM - 2 * bytes, OWNER_MEM);
+	EXPECT_STREQ(want, r.ack.msg);
+
+	for (i = 1; i < 4; i++)
+		EXPECT_EQ(2, fill(sk[i], family, ring, &r));
+	EXPECT_EQ(0, fill(sk[4], family, ring, &r));
+	EXPECT_EQ(KSFT_PERFMON_A_SESSION_RING_SIZE, r.ack.bad_attr);
+	snprintf(want, sizeof(want),
+		 "ring of %lu bytes is over the %lu left of the module's %lu",
+		 bytes, ALL_MEM - 8 * bytes, ALL_MEM);
+	EXPECT_STREQ(want, r.ack.msg);
+
+	for (i = 0; i < 5; i++)
+		nl_socket_free(sk[i]);
+	for (i = 0; i < 200 && session_count(self->sk, self->family); i++)
+		sleep_ms(10);
+	EXPECT_EQ(0, session_count(self->sk, self->family));
+}
+
+static unsigned long long read_param(const char *path)
+{
+	unsigned long long v = 0;
+	FILE *f = fopen(path, "r");
+
+	if (f) {
+		if (fscanf(f, "%llu", &v) != 1)
+			v = 0;
+		fclose(f);
+	}
+	return v;
+}
+
+static int write_param(const char *path, unsigned long long v)
+{
+	FILE *f = fopen(path, "w");
+	int ok;
+
+	if (!f)
+		return -1;
+	ok = fprintf(f, "%llu\n", v) > 0;
+	return fclose(f) == 0 && ok ? 0 : -1;
+}
+
+/*
+ * A session costs its CPUs and netdevs once per interval, in reads per
+ * second, counted here from the possible CPUs. With the budget set just
+ * above one session's cost, the second is refused, pointing at interval;
+ * raising the module parameter lets it in.
+ */
+TEST_F(kpm, read_budget)
+{
+	unsigned long long saved = read_param(READ_BUDGET);
+	unsigned long long cost = (possible_cpus() + 1) * 1000ULL;
+	const uint32_t lo = 1;
+	char want[128];
+	uint32_t id[2];
+	struct res r;
+
+	ASSERT_LT(0, saved) TH_LOG("cannot read " READ_BUDGET);
+	ASSERT_EQ(0, session_count(self->sk, self->family));
+	ASSERT_EQ(0, write_param(READ_BUDGET, cost + 10));
+
+	/* lo and every CPU each millisecond */
+	EXPECT_EQ(0, session_new(self->sk, self->family, &lo, 1, MS, 2, &r));
+	id[0] = r.id;
+	EXPECT_EQ(-ENOSPC, session_new(self->sk, self->family, &lo, 1, MS, 2, &r));
+	EXPECT_EQ(KSFT_PERFMON_A_SESSION_INTERVAL, r.ack.bad_attr);
+	snprintf(want, sizeof(want),
+		 "%llu reads/s is over the 10 left of read_budget=%llu",
+		 cost, cost + 10);
+	EXPECT_STREQ(want, r.ack.msg);
+
+	EXPECT_EQ(0, write_param(READ_BUDGET, 2 * cost));
+	EXPECT_EQ(0, session_new(self->sk, self->family, &lo, 1, MS, 2, &r));
+	id[1] = r.id;
+
+	EXPECT_EQ(0, write_param(READ_BUDGET, saved));
+	EXPECT_EQ(0, session_id_op(self->sk, self->family,
+				   KSFT_PERFMON_CMD_SESSION_DEL, id[0], &r));
+	EXPECT_EQ(0, session_id_op(self->sk, self->family,
+				   KSFT_PERFMON_CMD_SESSION_DEL, id[1], &r));
 }
 
 /*

@@ -70,6 +70,7 @@ def admin_ops(ksrc):
 
 
 NOBODY = ('setpriv', '--reuid=65534', '--regid=65534', '--clear-groups')
+READ_BUDGET = '/sys/module/ksft_perfmon/parameters/read_budget'
 
 
 def self_pretty(text):
@@ -153,7 +154,7 @@ def main():
             ops == {'session-new', 'session-get', 'session-del', 'sample-get'},
             'admin_perm_advertised', f'admin-perm on {admin} of {ops} {err}')
 
-    # the refusals as the tool prints them
+    # the refusals as the tool prints them: privilege, then the read budget
     rc, err = tool_err('record', '--duration', '0.1', prefix=NOBODY)
     c.check(rc == 1 and err == 'ksft-perfmon-nl: session-new: Operation not '
             'permitted: needs CAP_NET_ADMIN in the initial user namespace',
@@ -163,6 +164,21 @@ def main():
                          prefix=('unshare', '--map-root-user', '--net'))
     c.check(rc2 == 1 and err2 == err, 'tool_refused_userns_root',
             f'exit {rc2} {err2!r}')
+    with open(READ_BUDGET) as f:
+        budget = f.read().strip()
+    with open(READ_BUDGET, 'w') as f:
+        f.write('1\n')
+    try:
+        rc, err = tool_err('record', '--interval', '1', '--duration', '0.1')
+    finally:
+        with open(READ_BUDGET, 'w') as f:
+            f.write(budget + '\n')
+    c.check(rc == 1 and err.startswith('ksft-perfmon-nl: session-new: No space '
+                                       'left on device: kernel reports: ') and
+            err.endswith(' reads/s is over the 0 left of read_budget=1 '
+                         '(attribute interval)'),
+            'tool_refused_over_budget', f'exit {rc} {err!r}')
+    print(f'# over the budget: {err}')
 
     rc, out, err = cli(ksrc, 'do', 'session-del', {'id': 1})
     rc2, sessions, err2 = cli(ksrc, 'dump', 'session-get')
