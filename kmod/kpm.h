@@ -89,8 +89,6 @@ struct kpm_dev {
  * @id: identifier, key in kpm_sessions
  * @cookie: unique for the module's lifetime, unlike @id, which an
  *	allocation may reuse once the session is gone
- * @net: network namespace of the session's netdevs and of its owner;
- *	compared, never dereferenced
  * @owner: the netlink socket that owns the session, with a reference
  *	held, so that no other socket can be at its address while the
  *	session exists; NULL for the session started at insmod
@@ -124,7 +122,6 @@ struct kpm_dev {
 struct kpm_session {
 	u32 id;
 	u64 cookie;
-	struct net *net;
 	struct sock *owner;
 	u32 portid;
 	u64 reads;

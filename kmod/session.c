@@ -338,7 +338,6 @@ int kpm_session_new(struct net *net, const struct kpm_session_cfg *cfg,
 	kpm_mem += ring_bytes;
 	kpm_reads += reads;
 	s->cookie = ++kpm_next_cookie;
-	s->net = net;
 	if (owner) {
 		sock_hold(owner);
 		s->owner = owner;
@@ -416,6 +415,13 @@ void kpm_session_destroy_released(void)
 	struct kpm_session *s;
 	unsigned long id;
 
+	/*
+	 * Every generic netlink socket of the host that closes comes here:
+	 * with no session, which a released socket's would still be, there
+	 * is nothing to take kpm_mutex for.
+	 */
+	if (xa_empty(&kpm_sessions))
+		return;
 	mutex_lock(&kpm_mutex);
 	xa_for_each(&kpm_sessions, id, s)
 		if (s->owner && sock_flag(s->owner, SOCK_DEAD))

@@ -929,6 +929,56 @@ static int probe(int fd, int family, uint8_t cmd, int flags, uint16_t attr,
 }
 
 /*
+ * Ownership is the socket's, not its privilege: a child that drops root
+ * for nobody and keeps the socket still reads the session it owns, but
+ * may not delete it, and a socket nobody opens does not see it.
+ */
+TEST_F(kpm, owner_socket_without_privilege_reads_its_session)
+{
+	struct nl_sock *owner;
+	int family, status;
+	struct res r;
+	uint32_t id;
+	pid_t pid;
+
+	owner = kpm_nl_socket(&family);
+	ASSERT_NE(NULL, owner);
+	ASSERT_EQ(0, session_new(owner, family, NULL, 0, 10 * MS, 16, &r));
+	id = r.id;
+	ASSERT_EQ(0, wait_samples(owner, family, id, 2));
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		static struct samples ss;
+		struct nl_sock *other;
+		int fam, fails = 0;
+
+		if (become_nobody())
+			_exit(100);
+		fails += session_id_op(owner, family, KSFT_PERFMON_CMD_SESSION_GET,
+				       id, &r) != 0;
+		fails += sample_get(owner, family, id, 0, &ss, &r) != 0 || ss.n < 2;
+		fails += session_count(owner, family) != 1;
+		fails += session_id_op(owner, family, KSFT_PERFMON_CMD_SESSION_DEL,
+				       id, &r) != -EPERM;
+		other = kpm_nl_socket(&fam);
+		if (!other)
+			_exit(101);
+		fails += session_id_op(other, fam, KSFT_PERFMON_CMD_SESSION_GET,
+				       id, &r) != -ENOENT;
+		fails += sample_get(other, fam, id, 0, &ss, &r) != -ENOENT;
+		_exit(fails);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	EXPECT_EQ(0, session_id_op(owner, family, KSFT_PERFMON_CMD_SESSION_DEL,
+				   id, &r));
+	nl_socket_free(owner);
+}
+
+/*
  * The attacker: nobody, in the owner's netns. For each round, it reads
  * the port and session id of an owner socket, binds that port in a loop
  * until the owner is released and the bind succeeds, and at once asks for
