@@ -30,9 +30,9 @@
 #define KPM_OWNER_SESSIONS_MAX	16
 #define KPM_SESSIONS_MAX	256
 /* ring memory of one session, of one owner, of all sessions together */
-#define KPM_SESSION_MEM_MAX	(16UL << 20)
-#define KPM_OWNER_MEM_MAX	(16UL << 20)
-#define KPM_TOTAL_MEM_MAX	(64UL << 20)
+#define KPM_SESSION_MEM_MAX	((size_t)16 << 20)
+#define KPM_OWNER_MEM_MAX	((size_t)16 << 20)
+#define KPM_TOTAL_MEM_MAX	((size_t)64 << 20)
 
 /* Order of the times in struct kpm_cpu_sample, as in /proc/stat. */
 enum kpm_cpu_time {

@@ -9,6 +9,7 @@
 
 #include <linux/math64.h>
 #include <linux/module.h>
+#include <linux/netlink.h>
 #include <net/net_namespace.h>
 
 #include "kpm.h"
@@ -30,6 +31,7 @@ static int __init kpm_start_param_session(void)
 	struct kpm_session_cfg cfg = {
 		.ring_size = KPM_PARAM_RING_SIZE,
 	};
+	struct netlink_ext_ack extack = {};
 	u32 id;
 	int err;
 
@@ -49,10 +51,11 @@ static int __init kpm_start_param_session(void)
 		cfg.ndevs = 1;
 	}
 
-	err = kpm_session_new(&init_net, &cfg, NULL, 0, &id, NULL);
+	err = kpm_session_new(&init_net, &cfg, NULL, 0, &id, &extack);
 	if (err) {
-		pr_err("cannot start the session of ifindex=%u interval_ms=%u: %pe\n",
-		       ifindex, interval_ms, ERR_PTR(err));
+		pr_err("cannot start the session of ifindex=%u interval_ms=%u: %pe%s%s\n",
+		       ifindex, interval_ms, ERR_PTR(err),
+		       extack._msg ? ": " : "", extack._msg ?: "");
 		return err;
 	}
 	pr_info("session %u samples every %u ms\n", id, interval_ms);

@@ -85,7 +85,7 @@ static int kpm_budget_check(const struct sock *owner, size_t ring_bytes,
 	}
 	if (owned_mem + ring_bytes > KPM_OWNER_MEM_MAX) {
 		NL_SET_ERR_MSG_ATTR_FMT(extack, cfg->ring_size_attr,
-					"ring of %zu bytes is over the %zu left of a socket's %lu",
+					"ring of %zu bytes is over the %zu left of a socket's %zu",
 					ring_bytes, KPM_OWNER_MEM_MAX - owned_mem,
 					KPM_OWNER_MEM_MAX);
 		return -ENOSPC;
@@ -97,7 +97,7 @@ static int kpm_budget_check(const struct sock *owner, size_t ring_bytes,
 	}
 	if (kpm_mem + ring_bytes > KPM_TOTAL_MEM_MAX) {
 		NL_SET_ERR_MSG_ATTR_FMT(extack, cfg->ring_size_attr,
-					"ring of %zu bytes is over the %zu left of the module's %lu",
+					"ring of %zu bytes is over the %zu left of the module's %zu",
 					ring_bytes, KPM_TOTAL_MEM_MAX - kpm_mem,
 					KPM_TOTAL_MEM_MAX);
 		return -ENOSPC;
@@ -284,7 +284,7 @@ int kpm_session_new(struct net *net, const struct kpm_session_cfg *cfg,
 	ring_bytes = array_size(sample_size, cfg->ring_size);
 	if (ring_bytes > KPM_SESSION_MEM_MAX) {
 		NL_SET_ERR_MSG_ATTR_FMT(extack, cfg->ring_size_attr,
-					"ring of %zu bytes is over the %lu byte limit of a session",
+					"ring of %zu bytes is over the %zu byte limit of a session",
 					ring_bytes, KPM_SESSION_MEM_MAX);
 		return -EINVAL;
 	}

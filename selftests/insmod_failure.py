@@ -74,6 +74,21 @@ def main():
                  for line in open('/proc/modules'))
     results.append(('module_not_left_loaded', not loaded, ''))
 
+    # a load-time session over a limit says which, in the kernel log
+    r = subprocess.run(['insmod', module, 'interval_ms=1', 'read_budget=1'],
+                       capture_output=True, text=True)
+    if r.returncode == 0:
+        subprocess.run(['rmmod', 'ksft_perfmon'])
+    log = subprocess.run(['dmesg'], capture_output=True, text=True).stdout
+    line = [x for x in log.splitlines()
+            if 'cannot start the session' in x][-1:]
+    results.append(('load_time_session_refusal_names_the_limit',
+                    r.returncode != 0 and line and
+                    'reads/s is over the 1 left of read_budget=1' in line[0],
+                    f'insmod {r.returncode}; {line}'))
+    if line:
+        print(f'# {line[0]}')
+
     # the listener itself works: a load that succeeds is announced
     r = subprocess.run(['insmod', module], capture_output=True, text=True)
     ok = r.returncode == 0

@@ -230,6 +230,26 @@ static int possible_cpus(void)
 	return hi + 1;
 }
 
+/* How many CPUs are possible: the module's num_possible_cpus(). */
+static int count_possible_cpus(void)
+{
+	FILE *f = fopen("/sys/devices/system/cpu/possible", "r");
+	int lo, hi, n = 0;
+	char sep = ',';
+
+	if (!f)
+		return -1;
+	while (sep == ',' && fscanf(f, "%d", &lo) == 1) {
+		hi = lo;
+		if (fscanf(f, "%c", &sep) == 1 && sep == '-' &&
+		    (fscanf(f, "%d", &hi) != 1 || fscanf(f, "%c", &sep) != 1))
+			sep = 0;
+		n += hi - lo + 1;
+	}
+	fclose(f);
+	return n;
+}
+
 /* Send @n Ethernet frames out of @ifname with a packet socket. */
 static int send_frames(const char *ifname, int n)
 {
@@ -652,22 +672,42 @@ static int write_param(const char *path, unsigned long long v)
 	return fclose(f) == 0 && ok ? 0 : -1;
 }
 
+/* Tests that change read_budget: the teardown puts it back. */
+FIXTURE(budget) {
+	struct nl_sock *sk;
+	int family;
+	unsigned long long saved;
+};
+
+FIXTURE_SETUP(budget)
+{
+	self->saved = read_param(READ_BUDGET);
+	ASSERT_LT(0, self->saved) TH_LOG("cannot read " READ_BUDGET);
+	self->sk = kpm_nl_socket(&self->family);
+	ASSERT_NE(NULL, self->sk);
+	ASSERT_LT(0, self->family) TH_LOG("ksft_perfmon module not loaded");
+}
+
+FIXTURE_TEARDOWN(budget)
+{
+	write_param(READ_BUDGET, self->saved);
+	nl_socket_free(self->sk);
+}
+
 /*
  * A session costs its CPUs and netdevs once per interval, in reads per
  * second, counted here from the possible CPUs. With the budget set just
  * above one session's cost, the second is refused, pointing at interval;
  * raising the module parameter lets it in.
  */
-TEST_F(kpm, read_budget)
+TEST_F(budget, refuses_with_its_extack_and_the_parameter_raises_it)
 {
-	unsigned long long saved = read_param(READ_BUDGET);
-	unsigned long long cost = (possible_cpus() + 1) * 1000ULL;
+	unsigned long long cost = (count_possible_cpus() + 1) * 1000ULL;
 	const uint32_t lo = 1;
 	char want[128];
 	uint32_t id[2];
 	struct res r;
 
-	ASSERT_LT(0, saved) TH_LOG("cannot read " READ_BUDGET);
 	ASSERT_EQ(0, session_count(self->sk, self->family));
 	ASSERT_EQ(0, write_param(READ_BUDGET, cost + 10));
 
@@ -685,7 +725,6 @@ TEST_F(kpm, read_budget)
 	EXPECT_EQ(0, session_new(self->sk, self->family, &lo, 1, MS, 2, &r));
 	id[1] = r.id;
 
-	EXPECT_EQ(0, write_param(READ_BUDGET, saved));
 	EXPECT_EQ(0, session_id_op(self->sk, self->family,
 				   KSFT_PERFMON_CMD_SESSION_DEL, id[0], &r));
 	EXPECT_EQ(0, session_id_op(self->sk, self->family,
@@ -882,53 +921,6 @@ TEST_F_TIMEOUT(kpm, unprivileged_and_userns_root_are_refused, KPM_SLOW_TIMEOUT)
 }
 
 /*
- * One request of @cmd naming session @id on the raw netlink socket @fd:
- * 0 when the kernel granted it (a reply, or a dump that ended well), else
- * its negative errno.
- */
-static int probe(int fd, int family, uint8_t cmd, int flags, uint16_t attr,
-		 uint32_t id)
-{
-	struct {
-		struct nlmsghdr nlh;
-		struct genlmsghdr genl;
-		struct nlattr nla;
-		uint32_t id;
-	} req = {
-		.nlh = {
-			.nlmsg_len = sizeof(req),
-			.nlmsg_type = family,
-			.nlmsg_flags = NLM_F_REQUEST | flags,
-		},
-		.genl = {
-			.cmd = cmd,
-			.version = KSFT_PERFMON_FAMILY_VERSION,
-		},
-		.nla = { .nla_len = NLA_HDRLEN + sizeof(id), .nla_type = attr },
-		.id = id,
-	};
-	static char buf[32768];
-	struct nlmsghdr *nlh;
-	ssize_t len;
-
-	if (send(fd, &req, sizeof(req), 0) != sizeof(req))
-		return -errno;
-	for (;;) {
-		len = recv(fd, buf, sizeof(buf), 0);
-		if (len < 0)
-			return -errno;
-		for (nlh = (void *)buf; NLMSG_OK(nlh, len);
-		     nlh = NLMSG_NEXT(nlh, len)) {
-			if (nlh->nlmsg_type == family && !(flags & NLM_F_DUMP))
-				return 0;
-			if (nlh->nlmsg_type == NLMSG_ERROR ||
-			    nlh->nlmsg_type == NLMSG_DONE)
-				return *(int *)NLMSG_DATA(nlh);
-		}
-	}
-}
-
-/*
  * Ownership is the socket's, not its privilege: a child that drops root
  * for nobody and keeps the socket still reads the session it owns, but
  * may not delete it, and a socket nobody opens does not see it.
@@ -976,6 +968,53 @@ TEST_F(kpm, owner_socket_without_privilege_reads_its_session)
 	EXPECT_EQ(0, session_id_op(owner, family, KSFT_PERFMON_CMD_SESSION_DEL,
 				   id, &r));
 	nl_socket_free(owner);
+}
+
+/*
+ * One request of @cmd naming session @id on the raw netlink socket @fd:
+ * 0 when the kernel granted it (a reply, or a dump that ended well), else
+ * its negative errno.
+ */
+static int probe(int fd, int family, uint8_t cmd, int flags, uint16_t attr,
+		 uint32_t id)
+{
+	struct {
+		struct nlmsghdr nlh;
+		struct genlmsghdr genl;
+		struct nlattr nla;
+		uint32_t id;
+	} req = {
+		.nlh = {
+			.nlmsg_len = sizeof(req),
+			.nlmsg_type = family,
+			.nlmsg_flags = NLM_F_REQUEST | flags,
+		},
+		.genl = {
+			.cmd = cmd,
+			.version = KSFT_PERFMON_FAMILY_VERSION,
+		},
+		.nla = { .nla_len = NLA_HDRLEN + sizeof(id), .nla_type = attr },
+		.id = id,
+	};
+	static char buf[32768];
+	struct nlmsghdr *nlh;
+	ssize_t len;
+
+	if (send(fd, &req, sizeof(req), 0) != sizeof(req))
+		return -errno;
+	for (;;) {
+		len = recv(fd, buf, sizeof(buf), 0);
+		if (len < 0)
+			return -errno;
+		for (nlh = (void *)buf; NLMSG_OK(nlh, len);
+		     nlh = NLMSG_NEXT(nlh, len)) {
+			if (nlh->nlmsg_type == family && !(flags & NLM_F_DUMP))
+				return 0;
+			if (nlh->nlmsg_type == NLMSG_ERROR ||
+			    nlh->nlmsg_type == NLMSG_DONE)
+				return *(int *)NLMSG_DATA(nlh);
+		}
+	}
 }
 
 /*
