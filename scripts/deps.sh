@@ -7,7 +7,8 @@
 # iperf3, sparse, the Python modules of the kernel's YNL generator,
 # clang's libFuzzer, Sphinx and man for the docs, DKMS, tmux, ethtool and
 # ping (the driver tests read e1000e's stats with ethtool and send over
-# the NICs with ping). Installs only what is missing, so a second run
+# the NICs with ping), and the locale sources that json_repr_test.py
+# compiles de_DE from. Installs only what is missing, so a second run
 # costs a few dpkg queries. (The 7.3 source comes from trixie-backports:
 # scripts/debug-kernel.sh fetches it.)
 
@@ -20,7 +21,7 @@ pkgs=(linux-image-6.12-amd64 linux-headers-6.12-amd64 linux-source-6.12
       libjansson-dev
       pkg-config iperf3 python3 python3-yaml python3-jsonschema
       iproute2 kmod cpio xz-utils gcc make clang libclang-rt-14-dev
-      python3-sphinx man-db dkms tmux ethtool iputils-ping)
+      python3-sphinx man-db dkms tmux ethtool iputils-ping locales)
 
 missing=()
 for p in "${pkgs[@]}"; do

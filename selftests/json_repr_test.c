@@ -10,8 +10,14 @@
  *   j INDENT TOKEN...  a document written with the jw_*() calls the tokens
  *                  name ({ } [ ] k:KEY i:INT d:DOUBLE n t f), indented
  *                  by INDENT (0: compact), then a line "."
+ *
+ * With KPM_LC_NUMERIC set, the driver first sets LC_NUMERIC to it, as a
+ * program of the caller's might, and refuses to go on unless its decimal
+ * point is not '.'; it reads its own input in the C locale.
  */
 
+#define _GNU_SOURCE
+#include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,15 +68,23 @@ static void write_doc(char *tokens)
 
 int main(void)
 {
+	locale_t c_loc = newlocale(LC_ALL_MASK, "C", (locale_t)0);
+	const char *lc = getenv("KPM_LC_NUMERIC");
 	char line[4096], out[8192], str[2048];
 	unsigned int i, byte;
 	double v;
 	int n;
 
+	if (lc && (!setlocale(LC_NUMERIC, lc) ||
+		   !strcmp(localeconv()->decimal_point, "."))) {
+		fprintf(stderr, "LC_NUMERIC %s: not set, or its decimal point is '.'\n",
+			lc);
+		return 2;
+	}
 	while (fgets(line, sizeof(line), stdin)) {
 		line[strcspn(line, "\n")] = '\0';
 		if (line[0] == 'f' || line[0] == 'r') {
-			v = strtod(line + 2, NULL);
+			v = strtod_l(line + 2, NULL, c_loc);
 			if (line[0] == 'r' && sscanf(line + 2, "%*s %d", &n) == 1)
 				v = py_round(v, n);
 			puts(py_float_repr(v, out, sizeof(out)) ? out : "ERROR");

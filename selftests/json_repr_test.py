@@ -12,6 +12,7 @@ import random
 import struct
 import subprocess
 import sys
+import tempfile
 
 driver = os.path.join(os.path.dirname(os.path.abspath(__file__)),
                       'json_repr_test')
@@ -19,9 +20,10 @@ seed = int(os.environ.get('KPM_SEED', '20261130'))
 rng = random.Random(seed)
 
 
-def run(lines):
+def run(lines, env=None):
     out = subprocess.run([driver], input=''.join(l + '\n' for l in lines),
-                         capture_output=True, text=True, check=True).stdout
+                         capture_output=True, text=True, check=True,
+                         env=env).stdout
     return out.split('\n')[:len(lines)]
 
 
@@ -93,12 +95,38 @@ times = [rng.randint(-10 ** 13, 10 ** 13) for _ in range(20000)]
 times += [rng.randint(-10 ** 9, 10 ** 9) // 1000 * 1000 + 500
           for _ in range(5000)]
 times += [2 ** 22 * 10 ** 9 + 500, 2 ** 22 * 10 ** 9 - 500, 2 ** 52, -2 ** 52,
-          0, 500, -500, 1500, 2500, 1_000_000_000_000_500]
+          0, 500, -500, 1500, 2500, 1_000_000_000_000_500,
+          -1, -250, -499, -501]     # round to -0.0 in Python, but -501
 got = run([f'T {t}' for t in times])
 bad = [(t, g) for t, g in zip(times, got)
        if json.dumps(round(t / 1e9, 6)) != g]
 results.append(('time_rounding_matches_python', not bad,
                 f'{len(times)} times, mismatches {bad[:5]}'))
+
+# the same in a program that set LC_NUMERIC to a locale whose decimal
+# point is a comma: de_DE, compiled from Debian's locales package into a
+# directory of our own
+with tempfile.TemporaryDirectory() as locdir:
+    made = subprocess.run(['localedef', '-i', 'de_DE', '-f', 'UTF-8',
+                           os.path.join(locdir, 'de_DE.UTF-8')],
+                          capture_output=True, text=True)
+    env = dict(os.environ, LOCPATH=locdir, KPM_LC_NUMERIC='de_DE.UTF-8')
+    vals = list(random_doubles(2000)) + [0.5, 1e-7, 123.456, 1e22]
+    lines = [f'f {v!r}' for v in vals] + [f'r {v!r} 3' for v in vals] + \
+        [f'T {t}' for t in times[:2000]]
+    want = [json.dumps(v) for v in vals] + \
+        [json.dumps(round(v, 3)) for v in vals] + \
+        [json.dumps(round(t / 1e9, 6)) for t in times[:2000]]
+    try:
+        got = run(lines, env) if made.returncode == 0 else []
+    except subprocess.CalledProcessError as e:
+        got = [e.stderr.strip()]
+    bad = [(l, w, g) for l, w, g in zip(lines, want, got) if w != g]
+    results.append(('numbers_ignore_lc_numeric',
+                    made.returncode == 0 and len(got) == len(want) and not bad,
+                    f'{len(lines)} values under LC_NUMERIC=de_DE.UTF-8 '
+                    f'{made.stderr.strip()[:80]} mismatches {bad[:3]} '
+                    f'{got[:1] if len(got) != len(want) else ""}'))
 
 invalid = [b'\xff', b'\xc0\x80', b'\xed\xa0\x80', b'abc\xe2\x82']
 got = run(['s ' + b.hex() for b in invalid])

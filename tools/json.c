@@ -7,13 +7,33 @@
  * hand; JSON is only ever written here, never parsed.
  */
 
+#include <errno.h>
 #include <float.h>
+#include <locale.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "json.h"
+
+/*
+ * printf() and strtod() follow the thread's LC_NUMERIC, whose decimal
+ * point may be a comma once a program calls setlocale(). The functions
+ * below that use them run in the C locale's, whatever the caller chose.
+ */
+static locale_t c_numeric(void)
+{
+	static locale_t loc;
+
+	if (!loc)
+		loc = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
+	if (!loc) {
+		fputs("cannot create the C locale\n", stderr);
+		abort();
+	}
+	return loc;
+}
 
 /*
  * Digits and decimal exponent of @v with @prec significant digits,
@@ -170,6 +190,7 @@ static void repr_digits(char *o, char *digits, int n, int exp10)
 bool py_float_repr(double v, char *buf, size_t len)
 {
 	char digits[32], *o = buf;
+	locale_t old;
 	int n, exp10;
 
 	if (!isfinite(v))
@@ -185,7 +206,9 @@ bool py_float_repr(double v, char *buf, size_t len)
 		return true;
 	}
 
+	old = uselocale(c_numeric());
 	n = shortest_digits(v, digits, &exp10);
+	uselocale(old);
 	repr_digits(o, digits, n, exp10);
 	return true;
 }
@@ -232,12 +255,16 @@ bool py_decimal_repr(long long mant, int exp10, char *buf, size_t len)
 double py_round(double v, int ndigits)
 {
 	char buf[400];
+	locale_t old;
 
 	/* Python rounds the exact binary value half-even, as printf does */
 	if (!isfinite(v))
 		return v;
+	old = uselocale(c_numeric());
 	snprintf(buf, sizeof(buf), "%.*f", ndigits, v);
-	return strtod(buf, NULL);
+	v = strtod(buf, NULL);
+	uselocale(old);
+	return v;
 }
 
 /* Decode one UTF-8 sequence; returns its length, 0 when invalid. */

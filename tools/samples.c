@@ -344,10 +344,15 @@ void obs_line_start(FILE *f, struct jw *w, const char *host,
 	 * d / 1e9 is within a nanosecond of it below 2^22 s; else through
 	 * that double. The same result, without a printf and two strtod().
 	 */
-	if (a % 1000 != 500 && a < (1ULL << 22) * NSEC_PER_SEC)
-		jw_decimal(w, (d < 0 ? -1 : 1) * (long long)((a + 500) / 1000),
-			   -6);
-	else
+	if (a % 1000 != 500 && a < (1ULL << 22) * NSEC_PER_SEC) {
+		long long us = (a + 500) / 1000;
+
+		/* a negative time that rounds to zero is -0.0 in Python */
+		if (d < 0 && !us)
+			jw_double(w, -0.0);
+		else
+			jw_decimal(w, d < 0 ? -us : us, -6);
+	} else
 		jw_double(w, py_round((double)d / NSEC_PER_SEC, 6));
 	jw_key(w, "value");
 }
