@@ -11,6 +11,8 @@ import json
 import os
 import re
 import signal
+import socket
+import struct
 import subprocess
 import sys
 import time
@@ -95,7 +97,13 @@ def finish(t, rec, seconds):
                 pass
         t.check(False, f'record still running after {seconds} s;{where}')
         rec.kill()
-        return rec.communicate()
+        try:
+            return rec.communicate(timeout=10)
+        except subprocess.TimeoutExpired:
+            # a process record started, and left, holds its output open
+            t.check(False, "record's output still open once it was killed")
+            return '', ''
+
 
 
 def idle_from_nohz():
@@ -277,8 +285,207 @@ def duration_when_time_passes_between_reads(t):
     t.check(not bad and obs, f'{len(obs)} observations, not metric lines: {bad[:3]}')
 
 
+def start_ready(t, *args):
+    """record -- ARGS started with a KSFT_READY_FD pipe; once it says it
+    samples: (record, COMMAND's pid)"""
+    r, w = os.pipe()
+    env = dict(os.environ, KSFT_READY_FD=str(w))
+    rec = subprocess.Popen([TOOL, 'record', '--interval', '10', *args],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           text=True, env=env, pass_fds=(w,))
+    os.close(w)
+    with os.fdopen(r) as f:
+        ready = f.readline()
+    t.check(ready == f'ready {rec.pid}\n', f'ready line {ready!r}')
+    child = None
+    for _ in range(500):
+        try:
+            with open(f'/proc/{rec.pid}/task/{rec.pid}/children') as f:
+                kids = f.read().split()
+        except OSError:
+            kids = []
+        if kids:
+            child = int(kids[0])
+            break
+        if rec.poll() is not None:
+            break
+        time.sleep(0.01)
+    return rec, child
+
+
+def alive(pid):
+    """@pid exists and is not a zombie"""
+    try:
+        with open(f'/proc/{pid}/stat') as f:
+            return f.read().rsplit(')', 1)[1].split()[0] != 'Z'
+    except OSError:
+        return False
+
+
+def wait_file(path, seconds=10):
+    for _ in range(seconds * 100):
+        if os.path.exists(path) and os.path.getsize(path):
+            return True
+        time.sleep(0.01)
+    return False
+
+
+def stop_reaches_the_command_group(t):
+    """SIGTERM to record stops COMMAND's children too: bash -c with a
+    sleep in the background. record exits as a shell would for a
+    command that SIGTERM ended, 143, after printing its lines."""
+    pidfile = f'/tmp/kpm-grandchild.{os.getpid()}'
+    rec, _ = start_ready(t, '--', 'bash', '-c',
+                         f'sleep 1000 & echo $! > {pidfile}; wait')
+    if not t.check(wait_file(pidfile), 'no grandchild pid'):
+        rec.kill()
+        return None
+    with open(pidfile) as f:
+        grandchild = int(f.read())
+    os.unlink(pidfile)
+    rec.send_signal(signal.SIGTERM)
+    out, err = finish(t, rec, 30)
+    t.check(rec.returncode == 128 + signal.SIGTERM,
+            f'record exited {rec.returncode}: {err}')
+    obs, _, bad = parse(out)
+    t.check(obs and not bad, f'{len(obs)} observations, {bad[:3]}')
+    time.sleep(0.2)
+    t.check(not alive(grandchild), f'the grandchild {grandchild} survived')
+    if alive(grandchild):
+        os.kill(grandchild, signal.SIGKILL)
+
+
+def command_that_ignores_sigterm(t):
+    """a COMMAND that ignores SIGTERM gets SIGKILL --kill-after later;
+    and with a long --kill-after, a second signal to record sends it at
+    once. Either way record says so and exits 137, with its lines."""
+    flag = f'/tmp/kpm-ignoring.{os.getpid()}'
+    for kill_after, second in (('1', None), ('300', signal.SIGINT)):
+        rec, child = start_ready(t, '--kill-after', kill_after, '--', 'bash',
+                                 '-c', f"trap '' TERM INT; echo > {flag}; "
+                                 'exec sleep 1000')
+        if not t.check(wait_file(flag), 'COMMAND never ignored SIGTERM'):
+            rec.kill()
+            finish(t, rec, 10)
+            continue
+        os.unlink(flag)
+        rec.send_signal(signal.SIGTERM)
+        if second:
+            time.sleep(0.5)
+            t.check(rec.poll() is None, 'record did not wait for COMMAND')
+            rec.send_signal(second)
+        out, err = finish(t, rec, 30)
+        t.check(rec.returncode == 128 + signal.SIGKILL and
+                'did not stop on' in err,
+                f'--kill-after {kill_after}: record exited {rec.returncode}: {err}')
+        t.check(child and not alive(child), f'COMMAND {child} still runs')
+        obs, _, bad = parse(out)
+        t.check(obs and not bad, f'{len(obs)} observations, {bad[:3]}')
+
+
+NETLINK_GENERIC, GENL_ID_CTRL = 16, 16
+CTRL_CMD_GETFAMILY, CTRL_ATTR_FAMILY_ID, CTRL_ATTR_FAMILY_NAME = 3, 1, 2
+KPM_CMD_SESSION_DEL, KPM_A_SESSION_ID = 3, 1
+
+
+def genl(sock, family, cmd, attrs, ack):
+    """one request of @cmd with u32/str @attrs: the reply's attributes,
+    or the errno of the error or, with @ack, of the ACK"""
+    body = b''
+    for typ, val in attrs:
+        data = val.encode() + b'\0' if isinstance(val, str) else \
+            struct.pack('=I', val)
+        body += struct.pack('=HH', 4 + len(data), typ) + data
+        body += b'\0' * (-len(body) % 4)
+    msg = struct.pack('=BBH', cmd, 1, 0) + body
+    flags = 1 | (4 if ack else 0)       # NLM_F_REQUEST, NLM_F_ACK
+    sock.send(struct.pack('=IHHII', 16 + len(msg), family, flags, 1, 0) + msg)
+    buf = sock.recv(65536)
+    length, mtype = struct.unpack_from('=IH', buf)
+    if mtype == 2:          # NLMSG_ERROR
+        return -struct.unpack_from('=i', buf, 16)[0]
+    out, off = {}, 20
+    while off + 4 <= length:
+        alen, atype = struct.unpack_from('=HH', buf, off)
+        out[atype] = buf[off + 4:off + alen]
+        off += (alen + 3) & ~3
+    return out
+
+
+def session_del(sid):
+    """session-del by root, as another socket: 0 or the errno"""
+    with socket.socket(socket.AF_NETLINK, socket.SOCK_RAW,
+                       NETLINK_GENERIC) as sock:
+        sock.bind((0, 0))
+        fam = genl(sock, GENL_ID_CTRL, CTRL_CMD_GETFAMILY,
+                   [(CTRL_ATTR_FAMILY_NAME, 'ksft_perfmon')], False)
+        if not isinstance(fam, dict):
+            return fam
+        fid = struct.unpack('=H', fam[CTRL_ATTR_FAMILY_ID][:2])[0]
+        return genl(sock, fid, KPM_CMD_SESSION_DEL, [(KPM_A_SESSION_ID, sid)],
+                    True)
+
+
+def kernel_error_while_recording(t):
+    """the session deleted under record (by root, from another socket):
+    the next read fails with ENOENT. record stops and reaps COMMAND,
+    prints what it had read with a diagnostic line, and exits 1."""
+    before = set(session_ids())
+    rec, child = start_ready(t, '--', 'sleep', '1000')
+    new = [i for i in session_ids() if i not in before]
+    if not t.check(len(new) == 1, f'sessions {before} then {new}'):
+        rec.kill()
+        return None
+    time.sleep(0.3)
+    t.check(session_del(new[0]) == 0, 'session-del failed')
+    out, err = finish(t, rec, 30)
+    t.check(rec.returncode == 1, f'record exited {rec.returncode}: {err}')
+    t.check('No such file or directory' in err, f'no error on stderr: {err}')
+    obs, diag, bad = parse(out)
+    t.check(obs and not bad, f'{len(obs)} observations, {bad[:3]}')
+    t.check(any(d.startswith('# ksft-perfmon: recording ended early')
+                for d in diag), f'no diagnostic line: {diag}')
+    t.check(child and not alive(child), f'COMMAND {child} still runs')
+
+
+def session_ids():
+    p = subprocess.run([TOOL, 'show'], capture_output=True, text=True)
+    return [int(line.split()[1]) for line in p.stdout.splitlines()
+            if line.startswith('session ')]
+
+
+def output_and_ready_fd(t):
+    """record > /dev/full exits 1 and says so; KSFT_READY_FD naming a
+    descriptor the caller does not have is refused before record opens
+    its own, and COMMAND does not inherit the variable"""
+    with open('/dev/full', 'w') as full:
+        p = subprocess.run([TOOL, 'record', '--interval', '10',
+                            '--duration', '0.2'], stdout=full,
+                           stderr=subprocess.PIPE, text=True)
+    t.check(p.returncode == 1 and 'cannot write the output' in p.stderr,
+            f'> /dev/full: exit {p.returncode}, {p.stderr!r}')
+
+    # 3 is the first descriptor record would open, were 3 not open here
+    p = subprocess.run([TOOL, 'record', '--interval', '10', '--duration',
+                        '0.2'], capture_output=True, text=True,
+                       env=dict(os.environ, KSFT_READY_FD='3'),
+                       close_fds=True)
+    t.check(p.returncode == 1 and
+            'KSFT_READY_FD: 3 is not an open file descriptor' in p.stderr,
+            f'KSFT_READY_FD=3, closed: exit {p.returncode}, {p.stderr!r}, '
+            f'{len(p.stdout)} bytes out')
+
+    rec, _ = start_ready(t, '--', 'sh', '-c',
+                         'echo "[${KSFT_READY_FD-unset}]" >&2')
+    out, err = finish(t, rec, 30)
+    t.check(rec.returncode == 0 and '[unset]' in err,
+            f'COMMAND saw KSFT_READY_FD: exit {rec.returncode}, {err!r}')
+
+
 TESTS = [cpu_hotplug, zero_loss_1khz, tiny_ring_stalled_reader,
-         duration_when_time_passes_between_reads]
+         duration_when_time_passes_between_reads,
+         stop_reaches_the_command_group, command_that_ignores_sigterm,
+         kernel_error_while_recording, output_and_ready_fd]
 
 
 def main():

@@ -373,10 +373,52 @@ def svg_plots(t):
     t.check(len(cells) == want, f'{len(cells)} cells, want {want}')
 
 
+NL = os.path.join(os.path.dirname(TOOL), 'ksft-perfmon-nl')
+
+
+def to_broken_output(args, stdin_text):
+    """(exit status, stderr) of @args writing to /dev/full, and to a pipe
+    whose reader is gone, with SIGPIPE ignored as a CI runner may leave it"""
+    out = []
+    with open('/dev/full', 'w') as full:
+        p = subprocess.run(args, input=stdin_text, stdout=full, text=True,
+                           stderr=subprocess.PIPE)
+        out.append((p.returncode, p.stderr.strip()))
+    r, w = os.pipe()
+    os.close(r)
+    p = subprocess.run(args, input=stdin_text, stdout=w, text=True,
+                       stderr=subprocess.PIPE, restore_signals=False)
+    os.close(w)
+    out.append((p.returncode, p.stderr.strip()))
+    return out
+
+
+def output_errors(t):
+    """output that cannot be written fails both tools, with a message;
+    the commands of ksft-perfmon-nl that need no module"""
+    lines = ['TAP version 13', '1..1', obs('m', 0.5, 2), 'ok 1 c']
+    text = '\n'.join(lines) + '\n'
+    for args, rc in (([TOOL, '--json'], 2), ([TOOL], 2),
+                     ([NL, 'metric', '--time-base', '0', 'm', '1'], 1),
+                     ([NL, 'clock'], 1)):
+        for got, why in to_broken_output(args, text):
+            t.check(got == rc and 'cannot write the output' in why,
+                    f'{" ".join(args[1:]) or "report"}: exit {got}, {why!r}')
+    # decimal only: no octal or hex
+    for base in ('010x', '0x10', '+1', ' 1'):
+        p = subprocess.run([NL, 'metric', '--time-base', base, 'm', '1'],
+                           capture_output=True, text=True)
+        t.check(p.returncode == 1 and 'is not a number' in p.stderr,
+                f'--time-base {base!r}: exit {p.returncode} {p.stdout!r}')
+    p = subprocess.run([NL, 'metric', '--time-base', '010', 'm', '1'],
+                       capture_output=True, text=True)
+    t.check(p.returncode == 0, f'--time-base 010: exit {p.returncode}')
+
+
 TESTS = [rate_over_counter_reset, busy_cores_with_rate,
          busy_cores_without_transform, percentiles_short_series,
          per_cpu_without_aggregation, cases_hosts_and_depth,
-         malformed_lines_named, baseline_verdicts, svg_plots]
+         malformed_lines_named, baseline_verdicts, svg_plots, output_errors]
 
 
 def main():

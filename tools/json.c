@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "json.h"
 
@@ -502,4 +503,31 @@ void jw_null(struct jw *w)
 {
 	jw_value_prefix(w);
 	fputs("null", w->f);
+}
+
+static const char *out_prog;
+static int out_status;
+
+static void out_check(void)
+{
+	int err = 0;
+
+	if (fflush(stdout))
+		err = errno;
+	else if (ferror(stdout))
+		err = -1;
+	if (fclose(stdout) && !err)
+		err = errno;
+	if (!err)
+		return;
+	fprintf(stderr, "%s: cannot write the output%s%s\n", out_prog,
+		err > 0 ? ": " : "", err > 0 ? strerror(err) : "");
+	_exit(out_status);
+}
+
+void out_check_at_exit(const char *prog, int status)
+{
+	out_prog = prog;
+	out_status = status;
+	atexit(out_check);
 }

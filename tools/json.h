@@ -53,4 +53,12 @@ double py_round(double v, int ndigits);
 /* JSON string body of UTF-8 @s as ensure_ascii=True escapes it */
 bool py_json_escape(const char *s, char *buf, size_t len);
 
+/*
+ * Output that could not be written is an error, whichever way the program
+ * exits: at exit, flush and close stdout, and if that fails, or a write
+ * failed before, say so as @prog and exit with @status. A full disk or a
+ * closed pipe must not leave a CI step green with its metrics missing.
+ */
+void out_check_at_exit(const char *prog, int status);
+
 #endif

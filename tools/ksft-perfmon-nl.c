@@ -4,7 +4,9 @@
  * its samples into the KTAP metric lines of network selftests.
  */
 
+#include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
@@ -36,9 +38,17 @@
 #define EXIT_USAGE	2
 #define EXIT_LOST	3
 
+struct command;
+static struct command *running_command;
+static void command_stop(struct command *c, int sig, uint64_t grace_ns);
+/* --kill-after: how long COMMAND has to stop before SIGKILL */
+static uint64_t kill_after_ns = 5 * NSEC_PER_SEC;
+
+/* An error: one line on stderr, and record's COMMAND stopped and reaped. */
 static void __attribute__((format(printf, 1, 2), noreturn))
 die(const char *fmt, ...)
 {
+	struct command *c = running_command;
 	va_list ap;
 
 	fprintf(stderr, PROG ": ");
@@ -46,6 +56,10 @@ die(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+	if (c) {
+		running_command = NULL;
+		command_stop(c, SIGTERM, kill_after_ns);
+	}
 	exit(EXIT_ERROR);
 }
 
@@ -383,11 +397,13 @@ static void sample_json_line(FILE *f, const struct session *s,
 /* ---- record ----------------------------------------------------------- */
 
 static volatile sig_atomic_t stop_signal;
+static volatile sig_atomic_t stop_count;
 static volatile sig_atomic_t child_exited;
 
 static void on_stop(int sig)
 {
 	stop_signal = sig;
+	stop_count++;
 }
 
 static void on_child(int sig)
@@ -418,14 +434,15 @@ static void sleep_ns(uint64_t ns)
 	nanosleep(&ts, NULL);
 }
 
+/* decimal digits only: no sign, no space, no octal or hex prefix */
 static uint64_t parse_u64(const char *opt, const char *s, uint64_t max)
 {
 	unsigned long long v;
 	char *end;
 
 	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || end == s || *end || *s == '-' || v > max)
+	v = strtoull(s, &end, 10);
+	if (errno || !isdigit((unsigned char)*s) || *end || v > max)
 		die("%s: '%s' is not a number from 0 to %llu", opt, s,
 		    (unsigned long long)max);
 	return v;
@@ -521,23 +538,113 @@ static void unspool(FILE *f, struct record *r, const struct session *s)
 }
 
 /*
+ * COMMAND of record -- COMMAND. It runs in a process group of its own,
+ * which a stop signals as a whole, so that the children of a shell stop
+ * with it; record never exits before it is reaped.
+ */
+struct command {
+	pid_t pid;		/* and process group; 0 when there is none */
+	bool reaped;
+	int status;		/* waitpid()'s, once reaped */
+};
+
+static pid_t start_command(char **argv)
+{
+	pid_t pid = fork();
+
+	if (pid < 0)
+		die("fork: %s", strerror(errno));
+	if (!pid) {
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGCHLD, SIG_DFL);
+		setpgid(0, 0);
+		execvp(argv[0], argv);
+		fprintf(stderr, PROG ": cannot run %s: %s\n", argv[0],
+			strerror(errno));
+		_exit(127);
+	}
+	/* both sides, so that the group exists before either goes on */
+	setpgid(pid, pid);
+	return pid;
+}
+
+/* Reap COMMAND if it has exited (or wait for it with @flags 0). */
+static bool command_reap(struct command *c, int flags)
+{
+	pid_t r;
+
+	if (!c->pid || c->reaped)
+		return true;
+	do
+		r = waitpid(c->pid, &c->status, flags);
+	while (r < 0 && errno == EINTR);
+	if (r < 0)
+		die("waitpid: %s", strerror(errno));
+	c->reaped = r == c->pid;
+	return c->reaped;
+}
+
+/*
+ * Stop COMMAND's process group with @sig, and reap COMMAND. If it has not
+ * exited @grace_ns later, or record gets a second SIGINT or SIGTERM, the
+ * group gets SIGKILL.
+ */
+static void command_stop(struct command *c, int sig, uint64_t grace_ns)
+{
+	uint64_t deadline = now_ns() + grace_ns;
+	int count = stop_count;
+
+	if (command_reap(c, WNOHANG))
+		return;
+	kill(-c->pid, sig);
+	while (!command_reap(c, WNOHANG)) {
+		if (now_ns() >= deadline || stop_count > count) {
+			fprintf(stderr, PROG ": %s did not stop on %s; sending SIGKILL\n",
+				"COMMAND", strsignal(sig));
+			kill(-c->pid, SIGKILL);
+			command_reap(c, 0);
+			return;
+		}
+		sleep_ns(10 * NSEC_PER_MSEC);
+	}
+}
+
+/*
  * The kernel selftests' bkg(..., ksft_ready=True) passes a pipe in
  * KSFT_READY_FD and waits for a line on it: sampling has started. The
  * line names our pid, so that a helper can stop a record it started on
  * another host.
+ *
+ * ready_fd() reads the variable before record opens anything, so that a
+ * descriptor that is open then is the caller's: one that is not is
+ * refused, where record would later have written into a file of its own.
+ * The variable is not passed on to COMMAND.
  */
-static void tell_ready(void)
+static int ready_fd(void)
 {
-	struct sigaction ign = { .sa_handler = SIG_IGN }, old;
 	const char *env = getenv("KSFT_READY_FD");
 	char *end;
 	long fd;
 
 	if (!env)
-		return;
+		return -1;
+	errno = 0;
 	fd = strtol(env, &end, 10);
-	if (!*env || *end || fd < 0 || fd > INT_MAX)
+	if (errno || !isdigit((unsigned char)*env) || *end || fd > INT_MAX)
 		die("KSFT_READY_FD: '%s' is not a file descriptor", env);
+	if (fcntl(fd, F_GETFD) < 0)
+		die("KSFT_READY_FD: %ld is not an open file descriptor", fd);
+	unsetenv("KSFT_READY_FD");
+	return fd;
+}
+
+static void tell_ready(int fd)
+{
+	struct sigaction ign = { .sa_handler = SIG_IGN }, old;
+
+	if (fd < 0)
+		return;
 	/* a reader that went away is no reason to stop recording */
 	sigaction(SIGPIPE, &ign, &old);
 	dprintf(fd, "ready %d\n", (int)getpid());
@@ -562,15 +669,24 @@ static const char record_usage[] =
 "  -t, --time-base NS    CLOCK_MONOTONIC ns that time 0 stands for\n"
 "                        (default: when recording starts)\n"
 "  -d, --duration S      record for S seconds, fractions allowed\n"
+"  -k, --kill-after S    when recording stops before COMMAND exits, give\n"
+"                        it S seconds after the signal, then SIGKILL\n"
+"                        (default 5)\n"
 "      --raw             print the raw samples as dump does, one JSON\n"
 "                        object a line, instead of the metric lines\n"
 "  -h, --help            this text\n"
 "\n"
-"SIGINT and SIGTERM end recording (and are passed on to COMMAND). With\n"
-"KSFT_READY_FD set, \"ready PID\" is written to that descriptor once the\n"
-"kernel samples (the kernel selftests' bkg(ksft_ready=True) convention).\n"
-"Exit status: COMMAND's when it failed; 3 when samples were lost; 1 on\n"
-"an error, 2 on a usage error; else 0.\n";
+"COMMAND runs in a process group of its own. SIGINT and SIGTERM end\n"
+"recording and are passed on to that group; a second one, or COMMAND\n"
+"still running after --kill-after, sends SIGKILL. An error of the kernel\n"
+"while recording stops COMMAND the same way; what was recorded is still\n"
+"printed, with a diagnostic line. record exits only once COMMAND is\n"
+"reaped. With KSFT_READY_FD set to an open descriptor, \"ready PID\" is\n"
+"written to it once the kernel samples (the kernel selftests'\n"
+"bkg(ksft_ready=True) convention); COMMAND does not see the variable.\n"
+"Exit status: 1 on an error (output that could not be written is one),\n"
+"2 on a usage error; else COMMAND's as a shell gives it (128+N when a\n"
+"signal N ended it) when not 0; else 3 when samples were lost; else 0.\n";
 
 static int do_record(int argc, char **argv)
 {
@@ -582,13 +698,15 @@ static int do_record(int argc, char **argv)
 		{ "host", required_argument, NULL, 'H' },
 		{ "time-base", required_argument, NULL, 't' },
 		{ "duration", required_argument, NULL, 'd' },
+		{ "kill-after", required_argument, NULL, 'k' },
 		{ "raw", no_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
 	uint32_t ifindex[KSFT_PERFMON_DEVS_MAX + 1];
 	uint64_t interval = NSEC_PER_SEC, period, duration = 0, start, end, now;
-	int opt, status = 0, rc = 0;
+	struct command cmd = {};
+	int opt, rc = 0, err, fd;
 	const char *host = "local";
 	uint64_t time_base = 0;
 	bool have_base = false, raw = false;
@@ -599,10 +717,9 @@ static int do_record(int argc, char **argv)
 	struct session s;
 	struct kpm_nl nl;
 	struct drain d;
-	pid_t child = 0;
 	int m;
 
-	while ((opt = getopt_long(argc, argv, "+i:x:I:r:H:t:d:h", opts,
+	while ((opt = getopt_long(argc, argv, "+i:x:I:r:H:t:d:k:h", opts,
 				  NULL)) != -1) {
 		switch (opt) {
 		case 'i':
@@ -627,6 +744,11 @@ static int do_record(int argc, char **argv)
 			duration = llround(parse_positive("--duration", optarg) *
 					   NSEC_PER_SEC);
 			break;
+		case 'k':
+			kill_after_ns = llround(parse_positive("--kill-after",
+							       optarg) *
+						NSEC_PER_SEC);
+			break;
 		case 'R':
 			raw = true;
 			break;
@@ -643,6 +765,8 @@ static int do_record(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 
+	/* first, while every open descriptor is the caller's */
+	fd = ready_fd();
 	spool = tmpfile();
 	if (!spool)
 		die("cannot create a temporary file: %s", strerror(errno));
@@ -658,19 +782,10 @@ static int do_record(int argc, char **argv)
 		die("out of memory");
 
 	install_handlers();
-	tell_ready();
+	tell_ready(fd);
 	if (optind < argc) {
-		child = fork();
-		if (child < 0)
-			die("fork: %s", strerror(errno));
-		if (!child) {
-			signal(SIGINT, SIG_DFL);
-			signal(SIGTERM, SIG_DFL);
-			execvp(argv[optind], argv + optind);
-			fprintf(stderr, PROG ": cannot run %s: %s\n",
-				argv[optind], strerror(errno));
-			_exit(127);
-		}
+		cmd.pid = start_command(argv + optind);
+		running_command = &cmd;
 	}
 
 	/* read often enough that a quarter of the ring never fills up */
@@ -679,26 +794,23 @@ static int do_record(int argc, char **argv)
 		period = 200 * NSEC_PER_MSEC;
 	end = start + duration;
 	for (;;) {
-		if (drain(&nl, &d))
-			return EXIT_ERROR;
-		if (stop_signal) {
-			if (child)
-				kill(child, stop_signal);
+		err = drain(&nl, &d);
+		if (err || stop_signal)
 			break;
-		}
-		if (child && waitpid(child, &status, WNOHANG) == child)
+		if (cmd.pid && command_reap(&cmd, WNOHANG))
 			break;
 		/* once: time that passed between two reads made end - now wrap */
 		now = now_ns();
-		if (!child && now >= end)
+		if (!cmd.pid && now >= end)
 			break;
-		sleep_ns(child || end - now > period ? period : end - now);
+		sleep_ns(cmd.pid || end - now > period ? period : end - now);
 	}
-	if (child && stop_signal)
-		waitpid(child, &status, 0);
-	if (drain(&nl, &d) || session_get(&nl, s.id, &s) ||
-	    session_del(&nl, s.id))
-		return EXIT_ERROR;
+	if (cmd.pid)
+		command_stop(&cmd, err ? SIGTERM : stop_signal, kill_after_ns);
+	running_command = NULL;
+	if (!err)
+		err = drain(&nl, &d) || session_get(&nl, s.id, &s) ||
+		      session_del(&nl, s.id);
 	/*
 	 * Samples overwritten between the last read and session-get were
 	 * lost too: they are the gap from the cursor to the oldest sample
@@ -722,6 +834,9 @@ static int do_record(int argc, char **argv)
 	if (d.lost || s.lost)
 		printf("# ksft-perfmon: %llu samples lost (kernel counted %llu): read more often or use a larger --ring\n",
 		       (unsigned long long)d.lost, (unsigned long long)s.lost);
+	if (err)
+		printf("# ksft-perfmon: recording ended early on an error, after %llu samples\n",
+		       (unsigned long long)d.cursor);
 	if (s.missed)
 		printf("# ksft-perfmon: %llu timer periods missed: the sampler ran a period or more late and took no sample for them\n",
 		       (unsigned long long)s.missed);
@@ -731,10 +846,12 @@ static int do_record(int argc, char **argv)
 	if (r.bad_output)
 		die("a value could not be written as JSON (NaN or infinity)");
 
-	if (child && WIFEXITED(status) && WEXITSTATUS(status))
-		rc = WEXITSTATUS(status);
-	else if (child && WIFSIGNALED(status) && !stop_signal)
-		rc = 128 + WTERMSIG(status);
+	if (err)
+		rc = EXIT_ERROR;
+	else if (cmd.pid && WIFEXITED(cmd.status) && WEXITSTATUS(cmd.status))
+		rc = WEXITSTATUS(cmd.status);
+	else if (cmd.pid && WIFSIGNALED(cmd.status))
+		rc = 128 + WTERMSIG(cmd.status);
 	else if (d.lost || s.lost)
 		rc = EXIT_LOST;
 	return rc;
@@ -1264,6 +1381,7 @@ int main(int argc, char **argv)
 {
 	size_t i;
 
+	out_check_at_exit(PROG, EXIT_ERROR);
 	if (argc < 2) {
 		usage(stderr);
 		return EXIT_USAGE;

@@ -21,7 +21,7 @@
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 #define EXIT_REGRESSED	1
-#define EXIT_INPUT	2	/* usage, or lines refused */
+#define EXIT_INPUT	2	/* usage, lines refused, or output not written */
 
 #define USAGE "usage: " PROG " [--json] [--baseline FILE] [--svg DIR] [FILE]\n"
 
@@ -39,8 +39,9 @@ USAGE
 "  -s, --svg DIR        write one plot per test case and metric into DIR\n"
 "  -h, --help           this text\n"
 "\n"
-"Exit status: 0, 1 when a metric regressed, 2 on a usage error or when\n"
-"input lines were refused (each named on stderr; the rest is processed).\n";
+"Exit status: 0, 1 when a metric regressed, 2 on a usage error, when\n"
+"input lines were refused (each named on stderr; the rest is processed)\n"
+"or when the output or a plot could not be written.\n";
 
 enum verdict { V_NONE, V_NO_BASELINE, V_IMPROVED, V_UNCHANGED, V_REGRESSED };
 
@@ -501,6 +502,7 @@ static int svg_plot(const char *dir, size_t idx, const struct rp_case *c,
 	char path[4096];
 	bool per_cpu;
 	FILE *f;
+	int bad;
 
 	p = rp_policy_find(c, metric);
 	if (!p)
@@ -545,7 +547,9 @@ static int svg_plot(const char *dir, size_t idx, const struct rp_case *c,
 	fputs("</svg>\n", f);
 	for (i = 0; i < n; i++)
 		rp_points_free(&pts[i]);
-	if (fclose(f)) {
+	/* fclose() reports its own flush, not a write that failed before */
+	bad = ferror(f);
+	if (fclose(f) || bad) {
 		fprintf(stderr, PROG ": %s: %s\n", path, strerror(errno));
 		return -1;
 	}
@@ -582,6 +586,7 @@ int main(int argc, char **argv)
 	size_t i, j;
 	int c;
 
+	out_check_at_exit(PROG, EXIT_INPUT);
 	while ((c = getopt_long(argc, argv, "jb:s:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
