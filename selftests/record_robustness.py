@@ -299,18 +299,31 @@ def start_ready(t, *args):
     t.check(ready == f'ready {rec.pid}\n', f'ready line {ready!r}')
     child = None
     for _ in range(500):
-        try:
-            with open(f'/proc/{rec.pid}/task/{rec.pid}/children') as f:
-                kids = f.read().split()
-        except OSError:
-            kids = []
+        kids = children(rec.pid)
         if kids:
-            child = int(kids[0])
+            child = kids[0]
             break
         if rec.poll() is not None:
             break
         time.sleep(0.01)
     return rec, child
+
+
+def children(pid):
+    """the pids whose parent is @pid, from /proc/*/stat (the debug
+    kernel has no /proc/PID/task/TID/children)"""
+    out = []
+    for d in os.listdir('/proc'):
+        if not d.isdigit():
+            continue
+        try:
+            with open(f'/proc/{d}/stat') as f:
+                fields = f.read().rsplit(')', 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            out.append(int(d))
+    return out
 
 
 def alive(pid):
@@ -333,26 +346,56 @@ def wait_file(path, seconds=10):
 def stop_reaches_the_command_group(t):
     """SIGTERM to record stops COMMAND's children too: bash -c with a
     sleep in the background. record exits as a shell would for a
-    command that SIGTERM ended, 143, after printing its lines."""
+    command that SIGTERM ended, 143, after printing its lines. With
+    SIGINT, which bash's background job ignores, bash ends but the sleep
+    does not: record waits for the group, and SIGKILL ends the sleep
+    --kill-after later."""
     pidfile = f'/tmp/kpm-grandchild.{os.getpid()}'
-    rec, _ = start_ready(t, '--', 'bash', '-c',
-                         f'sleep 1000 & echo $! > {pidfile}; wait')
-    if not t.check(wait_file(pidfile), 'no grandchild pid'):
-        rec.kill()
-        return None
-    with open(pidfile) as f:
-        grandchild = int(f.read())
-    os.unlink(pidfile)
-    rec.send_signal(signal.SIGTERM)
-    out, err = finish(t, rec, 30)
-    t.check(rec.returncode == 128 + signal.SIGTERM,
-            f'record exited {rec.returncode}: {err}')
-    obs, _, bad = parse(out)
-    t.check(obs and not bad, f'{len(obs)} observations, {bad[:3]}')
-    time.sleep(0.2)
-    t.check(not alive(grandchild), f'the grandchild {grandchild} survived')
-    if alive(grandchild):
-        os.kill(grandchild, signal.SIGKILL)
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        rec, _ = start_ready(t, '--kill-after', '2', '--', 'bash', '-c',
+                             f'sleep 1000 & echo $! > {pidfile}; wait')
+        if not t.check(wait_file(pidfile), 'no grandchild pid'):
+            rec.kill()
+            finish(t, rec, 10)
+            continue
+        with open(pidfile) as f:
+            grandchild = int(f.read())
+        os.unlink(pidfile)
+        rec.send_signal(sig)
+        out, err = finish(t, rec, 30)
+        t.check(rec.returncode == 128 + sig,
+                f'{sig.name}: record exited {rec.returncode}: {err}')
+        obs, _, bad = parse(out)
+        t.check(obs and not bad, f'{len(obs)} observations, {bad[:3]}')
+        t.check(not alive(grandchild),
+                f'{sig.name}: the grandchild {grandchild} survived')
+        if alive(grandchild):
+            os.kill(grandchild, signal.SIGKILL)
+
+
+def stop_as_soon_as_ready(t):
+    """SIGTERM the moment record says it is ready, which is just before
+    it starts COMMAND: the stop is never lost, whether COMMAND had
+    started (exit 143) or not yet (exit 0), 20 times; --kill-after is
+    long, so that a stop that was lost shows as a record still running"""
+    codes = []
+    for _ in range(20):
+        r, w = os.pipe()
+        rec = subprocess.Popen([TOOL, 'record', '--interval', '10',
+                                '--kill-after', '600', '--', 'sleep', '1000'],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True, pass_fds=(w,),
+                               env=dict(os.environ, KSFT_READY_FD=str(w)))
+        os.close(w)
+        with os.fdopen(r) as f:
+            f.readline()
+        rec.send_signal(signal.SIGTERM)
+        _, err = finish(t, rec, 30)
+        codes.append(rec.returncode)
+        if not t.check(rec.returncode in (0, 128 + signal.SIGTERM),
+                       f'record exited {rec.returncode}: {err}'):
+            break
+    print(f'# exit statuses: {codes}')
 
 
 def command_that_ignores_sigterm(t):
@@ -484,7 +527,8 @@ def output_and_ready_fd(t):
 
 TESTS = [cpu_hotplug, zero_loss_1khz, tiny_ring_stalled_reader,
          duration_when_time_passes_between_reads,
-         stop_reaches_the_command_group, command_that_ignores_sigterm,
+         stop_reaches_the_command_group, stop_as_soon_as_ready,
+         command_that_ignores_sigterm,
          kernel_error_while_recording, output_and_ready_fd]
 
 

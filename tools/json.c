@@ -516,7 +516,8 @@ static void out_check(void)
 		err = errno;
 	else if (ferror(stdout))
 		err = -1;
-	if (fclose(stdout) && !err)
+	/* a stdout closed by the caller is no error when nothing was written */
+	if (fclose(stdout) && !err && errno != EBADF)
 		err = errno;
 	if (!err)
 		return;

@@ -5,6 +5,7 @@
  */
 
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -19,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -38,9 +40,14 @@
 #define EXIT_USAGE	2
 #define EXIT_LOST	3
 
+/* the last stop signal record got, and how many it got */
+static volatile sig_atomic_t stop_signal;
+static volatile sig_atomic_t stop_count;
+
 struct command;
 static struct command *running_command;
-static void command_stop(struct command *c, int sig, uint64_t grace_ns);
+static void command_stop(struct command *c, int sig, uint64_t grace_ns,
+			 int signals);
 /* --kill-after: how long COMMAND has to stop before SIGKILL */
 static uint64_t kill_after_ns = 5 * NSEC_PER_SEC;
 
@@ -58,7 +65,7 @@ die(const char *fmt, ...)
 	fputc('\n', stderr);
 	if (c) {
 		running_command = NULL;
-		command_stop(c, SIGTERM, kill_after_ns);
+		command_stop(c, SIGTERM, kill_after_ns, stop_count);
 	}
 	exit(EXIT_ERROR);
 }
@@ -396,9 +403,8 @@ static void sample_json_line(FILE *f, const struct session *s,
 
 /* ---- record ----------------------------------------------------------- */
 
-static volatile sig_atomic_t stop_signal;
-static volatile sig_atomic_t stop_count;
-static volatile sig_atomic_t child_exited;
+/* The signals that end a recording, and are passed on to COMMAND. */
+static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
 
 static void on_stop(int sig)
 {
@@ -406,20 +412,31 @@ static void on_stop(int sig)
 	stop_count++;
 }
 
+/* only to cut the sleep between drains short when COMMAND exits */
 static void on_child(int sig)
 {
 	(void)sig;
-	child_exited = 1;
+}
+
+static void stop_signal_set(sigset_t *set)
+{
+	size_t i;
+
+	sigemptyset(set);
+	for (i = 0; i < sizeof(stop_signals) / sizeof(stop_signals[0]); i++)
+		sigaddset(set, stop_signals[i]);
 }
 
 static void install_handlers(void)
 {
 	struct sigaction sa = {};
+	size_t i;
 
 	/* no SA_RESTART: a signal cuts the sleep between drains short */
 	sa.sa_handler = on_stop;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	stop_signal_set(&sa.sa_mask);	/* one at a time: stop_count++ */
+	for (i = 0; i < sizeof(stop_signals) / sizeof(stop_signals[0]); i++)
+		sigaction(stop_signals[i], &sa, NULL);
 	sa.sa_handler = on_child;
 	sigaction(SIGCHLD, &sa, NULL);
 }
@@ -539,26 +556,48 @@ static void unspool(FILE *f, struct record *r, const struct session *s)
 
 /*
  * COMMAND of record -- COMMAND. It runs in a process group of its own,
- * which a stop signals as a whole, so that the children of a shell stop
- * with it; record never exits before it is reaped.
+ * which a stop signals as a whole, so that what a shell COMMAND started
+ * stops with it. On a stop, COMMAND is reaped only once its whole group
+ * is gone: until then its pid, and so the group's id, cannot be reused.
  */
 struct command {
 	pid_t pid;		/* and process group; 0 when there is none */
+	bool exited;		/* seen by waitid(WNOWAIT), perhaps not reaped */
 	bool reaped;
 	int status;		/* waitpid()'s, once reaped */
 };
 
+/*
+ * Start COMMAND, unless a stop came first (then 0). The stop signals are
+ * blocked across fork(), so that one sent meanwhile reaches record, not
+ * the child's copy of record's handler, which would swallow it.
+ */
 static pid_t start_command(char **argv)
 {
-	pid_t pid = fork();
+	pid_t parent = getpid(), pid;
+	sigset_t block, old;
+	size_t i;
 
+	stop_signal_set(&block);
+	sigaddset(&block, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &block, &old);
+	if (stop_signal) {
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		return 0;
+	}
+	pid = fork();
 	if (pid < 0)
 		die("fork: %s", strerror(errno));
 	if (!pid) {
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
+		for (i = 0; i < sizeof(stop_signals) / sizeof(stop_signals[0]); i++)
+			signal(stop_signals[i], SIG_DFL);
 		signal(SIGCHLD, SIG_DFL);
 		setpgid(0, 0);
+		/* record killed outright takes COMMAND with it */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(127);
+		sigprocmask(SIG_SETMASK, &old, NULL);
 		execvp(argv[0], argv);
 		fprintf(stderr, PROG ": cannot run %s: %s\n", argv[0],
 			strerror(errno));
@@ -566,6 +605,7 @@ static pid_t start_command(char **argv)
 	}
 	/* both sides, so that the group exists before either goes on */
 	setpgid(pid, pid);
+	sigprocmask(SIG_SETMASK, &old, NULL);
 	return pid;
 }
 
@@ -582,32 +622,93 @@ static bool command_reap(struct command *c, int flags)
 	if (r < 0)
 		die("waitpid: %s", strerror(errno));
 	c->reaped = r == c->pid;
+	c->exited |= c->reaped;
 	return c->reaped;
 }
 
+/* Whether COMMAND has exited, leaving it unreaped. */
+static bool command_exited(struct command *c)
+{
+	siginfo_t si = {};
+	int r;
+
+	if (c->exited)
+		return true;
+	do
+		r = waitid(P_PID, c->pid, &si, WEXITED | WNOHANG | WNOWAIT);
+	while (r < 0 && errno == EINTR);
+	if (r < 0)
+		die("waitid: %s", strerror(errno));
+	c->exited = si.si_pid == c->pid;
+	return c->exited;
+}
+
 /*
- * Stop COMMAND's process group with @sig, and reap COMMAND. If it has not
- * exited @grace_ns later, or record gets a second SIGINT or SIGTERM, the
- * group gets SIGKILL.
+ * Whether a process of group @pgid is alive, zombies aside: kill(-pgid, 0)
+ * counts the zombie COMMAND, which stays in the group until reaped.
  */
-static void command_stop(struct command *c, int sig, uint64_t grace_ns)
+static bool group_alive(pid_t pgid)
+{
+	char path[300], buf[512], state, *p;
+	struct dirent *de;
+	bool alive = false;
+	int pgrp, ppid;
+	DIR *dir;
+	FILE *f;
+
+	dir = opendir("/proc");
+	if (!dir)
+		return kill(-pgid, 0) == 0;
+	while (!alive && (de = readdir(dir))) {
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		/* pid (comm) state ppid pgrp: comm may hold spaces and ')' */
+		p = fgets(buf, sizeof(buf), f) ? strrchr(buf, ')') : NULL;
+		fclose(f);
+		alive = p && sscanf(p + 1, " %c %d %d", &state, &ppid, &pgrp) == 3 &&
+			pgrp == pgid && state != 'Z';
+	}
+	closedir(dir);
+	return alive;
+}
+
+/*
+ * Stop COMMAND's process group with @sig and reap COMMAND, once nothing
+ * of the group lives. If that takes over @grace_ns, or record gets a
+ * stop signal beyond the @signals this stop answers, the group gets
+ * SIGKILL. A COMMAND that already exited on its own is only reaped: a
+ * shell would leave what it left running.
+ */
+static void command_stop(struct command *c, int sig, uint64_t grace_ns,
+			 int signals)
 {
 	uint64_t deadline = now_ns() + grace_ns;
-	int count = stop_count;
 
-	if (command_reap(c, WNOHANG))
+	if (c->reaped || command_exited(c)) {
+		command_reap(c, 0);
 		return;
+	}
 	kill(-c->pid, sig);
-	while (!command_reap(c, WNOHANG)) {
-		if (now_ns() >= deadline || stop_count > count) {
-			fprintf(stderr, PROG ": %s did not stop on %s; sending SIGKILL\n",
-				"COMMAND", strsignal(sig));
+	/* COMMAND may have left its group (setsid) */
+	if (getpgid(c->pid) != c->pid)
+		kill(c->pid, sig);
+	/* a stopped job acts on the signal only once it goes on */
+	kill(-c->pid, SIGCONT);
+	while (!command_exited(c) || group_alive(c->pid)) {
+		if (now_ns() >= deadline || stop_count > signals) {
+			fprintf(stderr, PROG ": COMMAND's process group did not stop on %s; sending SIGKILL\n",
+				strsignal(sig));
 			kill(-c->pid, SIGKILL);
-			command_reap(c, 0);
-			return;
+			kill(c->pid, SIGKILL);
+			break;
 		}
 		sleep_ns(10 * NSEC_PER_MSEC);
 	}
+	command_reap(c, 0);
 }
 
 /*
@@ -676,14 +777,15 @@ static const char record_usage[] =
 "                        object a line, instead of the metric lines\n"
 "  -h, --help            this text\n"
 "\n"
-"COMMAND runs in a process group of its own. SIGINT and SIGTERM end\n"
-"recording and are passed on to that group; a second one, or COMMAND\n"
-"still running after --kill-after, sends SIGKILL. An error of the kernel\n"
-"while recording stops COMMAND the same way; what was recorded is still\n"
-"printed, with a diagnostic line. record exits only once COMMAND is\n"
-"reaped. With KSFT_READY_FD set to an open descriptor, \"ready PID\" is\n"
-"written to it once the kernel samples (the kernel selftests'\n"
-"bkg(ksft_ready=True) convention); COMMAND does not see the variable.\n"
+"COMMAND runs in a process group of its own. SIGINT, SIGTERM, SIGHUP and\n"
+"SIGQUIT end recording and are passed on to that group; a second one, or\n"
+"the group still running after --kill-after, sends SIGKILL. An error the\n"
+"kernel reports while recording stops COMMAND the same way; what was\n"
+"recorded is still printed, with a diagnostic line. record exits only\n"
+"once COMMAND is reaped. With KSFT_READY_FD set to an open descriptor,\n"
+"\"ready PID\" is written to it once the kernel samples (the kernel\n"
+"selftests' bkg(ksft_ready=True) convention); COMMAND does not see the\n"
+"variable.\n"
 "Exit status: 1 on an error (output that could not be written is one),\n"
 "2 on a usage error; else COMMAND's as a shell gives it (128+N when a\n"
 "signal N ended it) when not 0; else 3 when samples were lost; else 0.\n";
@@ -707,6 +809,7 @@ static int do_record(int argc, char **argv)
 	uint64_t interval = NSEC_PER_SEC, period, duration = 0, start, end, now;
 	struct command cmd = {};
 	int opt, rc = 0, err, fd;
+	bool early;
 	const char *host = "local";
 	uint64_t time_base = 0;
 	bool have_base = false, raw = false;
@@ -770,8 +873,11 @@ static int do_record(int argc, char **argv)
 	spool = tmpfile();
 	if (!spool)
 		die("cannot create a temporary file: %s", strerror(errno));
-
 	kpm_nl_open(&nl);
+	/* neither is COMMAND's to inherit */
+	fcntl(fileno(spool), F_SETFD, FD_CLOEXEC);
+	fcntl(nl_socket_get_fd(nl.sk), F_SETFD, FD_CLOEXEC);
+
 	start = now_ns();
 	if (!have_base)
 		time_base = start;
@@ -805,12 +911,16 @@ static int do_record(int argc, char **argv)
 			break;
 		sleep_ns(cmd.pid || end - now > period ? period : end - now);
 	}
-	if (cmd.pid)
-		command_stop(&cmd, err ? SIGTERM : stop_signal, kill_after_ns);
 	running_command = NULL;
+	if (cmd.pid)
+		command_stop(&cmd, err ? SIGTERM : stop_signal, kill_after_ns,
+			     err ? stop_count : 1);
+	/* the samples up to the end: a read that fails now ends early too */
 	if (!err)
-		err = drain(&nl, &d) || session_get(&nl, s.id, &s) ||
-		      session_del(&nl, s.id);
+		err = drain(&nl, &d);
+	early = err;
+	if (!err)
+		err = session_get(&nl, s.id, &s) || session_del(&nl, s.id);
 	/*
 	 * Samples overwritten between the last read and session-get were
 	 * lost too: they are the gap from the cursor to the oldest sample
@@ -834,7 +944,7 @@ static int do_record(int argc, char **argv)
 	if (d.lost || s.lost)
 		printf("# ksft-perfmon: %llu samples lost (kernel counted %llu): read more often or use a larger --ring\n",
 		       (unsigned long long)d.lost, (unsigned long long)s.lost);
-	if (err)
+	if (early)
 		printf("# ksft-perfmon: recording ended early on an error, after %llu samples\n",
 		       (unsigned long long)d.cursor);
 	if (s.missed)

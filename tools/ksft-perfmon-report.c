@@ -550,7 +550,8 @@ static int svg_plot(const char *dir, size_t idx, const struct rp_case *c,
 	/* fclose() reports its own flush, not a write that failed before */
 	bad = ferror(f);
 	if (fclose(f) || bad) {
-		fprintf(stderr, PROG ": %s: %s\n", path, strerror(errno));
+		fprintf(stderr, PROG ": %s: %s\n", path,
+			bad ? "a write failed" : strerror(errno));
 		return -1;
 	}
 	return 0;
