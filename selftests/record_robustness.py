@@ -5,6 +5,8 @@ with a tiny ring and a reader that stalls. Needs the module loaded and
 root; KTAP output, non-zero exit when a test failed.
 
 usage: record_robustness.py [TEST...]   (default: all)
+       record_robustness.py --kernel-tests   (the names of those the kernel
+                                              takes part in)
 """
 
 import json
@@ -525,14 +527,20 @@ def output_and_ready_fd(t):
             f'COMMAND saw KSFT_READY_FD: exit {rec.returncode}, {err!r}')
 
 
-TESTS = [cpu_hotplug, zero_loss_1khz, tiny_ring_stalled_reader,
-         duration_when_time_passes_between_reads,
-         stop_reaches_the_command_group, stop_as_soon_as_ready,
-         command_that_ignores_sigterm,
-         kernel_error_while_recording, output_and_ready_fd]
+# what the kernel takes part in, run on every kernel
+KERNEL_TESTS = [cpu_hotplug, zero_loss_1khz, tiny_ring_stalled_reader,
+                duration_when_time_passes_between_reads]
+# record as a supervisor and its output: the same on every kernel
+TOOL_TESTS = [stop_reaches_the_command_group, stop_as_soon_as_ready,
+              command_that_ignores_sigterm, kernel_error_while_recording,
+              output_and_ready_fd]
+TESTS = KERNEL_TESTS + TOOL_TESTS
 
 
 def main():
+    if sys.argv[1:] == ['--kernel-tests']:
+        print(' '.join(f.__name__ for f in KERNEL_TESTS))
+        return 0
     sys.stdout.reconfigure(line_buffering=True)
     tests = [f for f in TESTS if not sys.argv[1:] or
              f.__name__ in sys.argv[1:]]
