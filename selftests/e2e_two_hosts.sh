@@ -67,10 +67,17 @@ export -f workload
 export R DROPS
 ip netns exec $L "$tool" record --ifname va --interval 100 --host local \
 	--time-base "$base" -- bash -c workload > "$out/local.ktap"
-echo "# local record exited $?"
+rc=$?
+echo "# local record exited $rc"
+# 0: the workload succeeded and no sample was lost, on either host
+[ "$rc" -eq 0 ] || fail=1
 wait $remote
-echo "# remote record exited $?"
-wait "${raws[@]}"
+rc=$?
+echo "# remote record exited $rc"
+[ "$rc" -eq 0 ] || fail=1
+for p in "${raws[@]}"; do
+	wait "$p" || { echo "# a raw record exited $?"; fail=1; }
+done
 
 cpus=$(python3 -c 'import os; print(int(open("/sys/devices/system/cpu/possible").read().split("-")[-1]) + 1)')
 echo "# local: $(wc -l < "$out/local.ktap") lines, remote: $(wc -l < "$out/remote.ktap") lines"
