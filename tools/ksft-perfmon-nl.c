@@ -423,7 +423,7 @@ static void stop_signal_set(sigset_t *set)
 	size_t i;
 
 	sigemptyset(set);
-	for (i = 0; i < sizeof(stop_signals) / sizeof(stop_signals[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(stop_signals); i++)
 		sigaddset(set, stop_signals[i]);
 }
 
@@ -435,7 +435,7 @@ static void install_handlers(void)
 	/* no SA_RESTART: a signal cuts the sleep between drains short */
 	sa.sa_handler = on_stop;
 	stop_signal_set(&sa.sa_mask);	/* one at a time: stop_count++ */
-	for (i = 0; i < sizeof(stop_signals) / sizeof(stop_signals[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(stop_signals); i++)
 		sigaction(stop_signals[i], &sa, NULL);
 	sa.sa_handler = on_child;
 	sigaction(SIGCHLD, &sa, NULL);
@@ -589,7 +589,7 @@ static pid_t start_command(char **argv)
 	if (pid < 0)
 		die("fork: %s", strerror(errno));
 	if (!pid) {
-		for (i = 0; i < sizeof(stop_signals) / sizeof(stop_signals[0]); i++)
+		for (i = 0; i < ARRAY_SIZE(stop_signals); i++)
 			signal(stop_signals[i], SIG_DFL);
 		signal(SIGCHLD, SIG_DFL);
 		setpgid(0, 0);
@@ -725,17 +725,13 @@ static void command_stop(struct command *c, int sig, uint64_t grace_ns,
 static int ready_fd(void)
 {
 	const char *env = getenv("KSFT_READY_FD");
-	char *end;
-	long fd;
+	int fd;
 
 	if (!env)
 		return -1;
-	errno = 0;
-	fd = strtol(env, &end, 10);
-	if (errno || !isdigit((unsigned char)*env) || *end || fd > INT_MAX)
-		die("KSFT_READY_FD: '%s' is not a file descriptor", env);
+	fd = parse_u64("KSFT_READY_FD", env, INT_MAX);
 	if (fcntl(fd, F_GETFD) < 0)
-		die("KSFT_READY_FD: %ld is not an open file descriptor", fd);
+		die("KSFT_READY_FD: %d is not an open file descriptor", fd);
 	unsetenv("KSFT_READY_FD");
 	return fd;
 }
