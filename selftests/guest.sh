@@ -37,7 +37,7 @@ results() {
 	while IFS= read -r line; do
 		printf '%s\n' "$line"
 		case "$line" in
-		"ok "*"# SKIP"*) echo "KPM-RESULT: skip $prefix${line#ok * }" ;;
+		"ok "*"# SKIP"*) echo "KPM-RESULT: skip $prefix$(echo "${line#ok }" | cut -d' ' -f2)" ;;
 		"ok "*) echo "KPM-RESULT: pass $prefix$(echo "${line#ok }" | cut -d' ' -f2)" ;;
 		"not ok "*) echo "KPM-RESULT: fail $prefix$(echo "${line#not ok }" | cut -d' ' -f2)" ;;
 		esac

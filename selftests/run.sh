@@ -73,7 +73,8 @@ run_ktap() {	# NAME COMMAND...
 	cat "$out"
 	while read -r status test; do
 		result "$status" "$test"
-	done < <(sed -n 's/^ok [0-9]* /pass /p; s/^not ok [0-9]* /fail /p' "$out")
+	done < <(sed -n 's/^ok [0-9]* \([^ ]*\) # SKIP.*$/skip \1/p; t
+			  s/^ok [0-9]* /pass /p; s/^not ok [0-9]* /fail /p' "$out")
 	[ "$rc" -eq 0 ] && result pass "$name.exit_status" ||
 		result fail "$name.exit_status"
 	rm -f "$out"
