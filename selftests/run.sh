@@ -14,9 +14,10 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 
 # the results so far: counts, names of failures, the timeline printed at
-# the end, the first lines of the kernel reports that failed a guest
+# the end, the first lines of the kernel reports that failed a guest, and
+# the name of every result, checked against selftests/expected-results
 no_results() {
-	pass=0 fail=0 skip=0 failed=() times=() reports=()
+	pass=0 fail=0 skip=0 failed=() times=() reports=() seen=()
 }
 no_results
 result() {	# pass|fail|skip NAME
@@ -25,6 +26,8 @@ result() {	# pass|fail|skip NAME
 	skip) skip=$((skip + 1)) ;;
 	*) fail=$((fail + 1)); failed+=("$2") ;;
 	esac
+	# a skip is known as one: a test that passed and now skips is not
+	if [ "$1" = skip ]; then seen+=("$2 # SKIP"); else seen+=("$2"); fi
 	echo "$1: $2"
 }
 step() {	# NAME COMMAND...
@@ -233,7 +236,7 @@ lane_b() {	# SYNC-DIR
 		fi
 	done
 	times+=("lane b: $SECONDS s")
-	declare -p pass fail skip failed times reports > "$1/b.state"
+	declare -p pass fail skip failed times reports seen > "$1/b.state"
 }
 # both lanes run sparse (kbuild.sh --sparse): fetch and build it once
 sparse_once() {
@@ -274,6 +277,7 @@ echo "== end of lane b's output"
 # its results and times after lane a's
 a_pass=$pass a_fail=$fail a_skip=$skip
 a_failed=("${failed[@]}") a_times=("${times[@]}") a_reports=("${reports[@]}")
+a_seen=("${seen[@]}")
 no_results
 if [ -f "$sync/b.state" ]; then
 	source "$sync/b.state"
@@ -284,9 +288,28 @@ pass=$((a_pass + pass)) fail=$((a_fail + fail)) skip=$((a_skip + skip))
 failed=("${a_failed[@]}" "${failed[@]}")
 times=("${a_times[@]}" "${times[@]}")
 reports=("${a_reports[@]}" "${reports[@]}")
+seen=("${a_seen[@]}" "${seen[@]}")
 mv "$sync/b.log" build/lane-b.log
 rm -rf "$sync"
 times+=("total: $SECONDS s")
+
+# A result that never came is a failure, and so is one that the list does
+# not know: a step that did not run, or a test renamed, changes the count
+# only through selftests/expected-results. Its lines of a kernel (NAME/...)
+# count when that kernel ran; "NAME # SKIP" is a result that must skip.
+expected() {
+	awk -v ran=" $(echo $kernels) " -v known=" $(echo $known) " '
+		/^(#|$)/ { next }
+		{ k = $0; sub("/.*", "", k) }
+		k == $0 || index(ran, " " k " ") || !index(known, " " k " ")
+	' selftests/expected-results | LC_ALL=C sort
+}
+while IFS= read -r line; do
+	case "$line" in
+	$'\t'*) result fail "not in selftests/expected-results: ${line#?}" ;;
+	*) result fail "missing: $line" ;;
+	esac
+done < <(LC_ALL=C comm -3 <(expected) <(printf '%s\n' "${seen[@]}" | LC_ALL=C sort))
 
 echo
 printf 'time: %s\n' "${times[@]}"
