@@ -1212,7 +1212,7 @@ TEST_F(kpm, cpu_times_agree_with_proc_stat)
 	static uint64_t before[MAX_CPUS][10], after[MAX_CPUS][10];
 	static struct samples ss;
 	const uint64_t ns_per_tick = 1000000000ULL / sysconf(_SC_CLK_TCK);
-	int ncpu, cpu, i, checked = 0;
+	int ncpu, cpu, i;
 	struct res r;
 	uint32_t id;
 
@@ -1237,12 +1237,10 @@ TEST_F(kpm, cpu_times_agree_with_proc_stat)
 				TH_LOG("cpu%d field %d", cpu, i);
 			EXPECT_GE(after[cpu][i] + slack, t)
 				TH_LOG("cpu%d field %d", cpu, i);
-			checked++;
 		}
 		/* a guest that ran at all accounted some idle and system time */
 		EXPECT_LT(0, ss.s[0].cpu[cpu][3]);
 	}
-	EXPECT_EQ(ncpu * 10, checked);
 	session_id_op(self->sk, self->family, KSFT_PERFMON_CMD_SESSION_DEL, id, &r);
 }
 
