@@ -142,7 +142,7 @@ suite_main() {
 		rmmod ksft_perfmon'
 	step tool.dump_is_sorted_json bash -c '
 		kpm_insmod ifindex=1 interval_ms=20 && sleep 0.2 &&
-		tools/ksft-perfmon-nl dump --id 1 | python3 selftests/check_dump.py &&
+		python3 selftests/check_dump.py tools/ksft-perfmon-nl 1 &&
 		rmmod ksft_perfmon'
 	# the kernel's YNL CLI (7.3's, of the same source tree) on our spec alone,
 	# and the tool's -j and -p, on a load-time session
