@@ -8,6 +8,7 @@
 #include <linux/build_bug.h>
 #include <linux/capability.h>
 #include <linux/netlink.h>
+#include <linux/time_namespace.h>
 #include <net/genetlink.h>
 #include <net/netlink.h>
 #include <net/sock.h>
@@ -21,8 +22,9 @@ struct kpm_nl_sample_ctx {
 	u64 cookie;	/* of the session: its id alone may be reused */
 	u64 seq;	/* the sample being sent, or the next one */
 	u64 end;	/* the head when the dump started: where it ends */
+	s64 timens;	/* the requester's CLOCK_MONOTONIC offset, in ns */
 	u32 session_id;
-	u32 item;	/* next netdev, then CPU, of *copy to send */
+	u16 item;	/* next netdev, then CPU, of *copy to send */
 	bool copied;	/* *copy holds sample seq, not all of it sent */
 };
 
@@ -380,16 +382,37 @@ static int kpm_nl_put_item(struct sk_buff *skb, const struct kpm_sample *smp,
 }
 
 /*
+ * The offset of current's CLOCK_MONOTONIC from the kernel's: what its
+ * time namespace adds, as clock_gettime() and /proc/uptime add it.
+ *
+ * Context: process, a task with its namespaces (not yet in do_exit()).
+ */
+static s64 kpm_nl_timens_offset(void)
+{
+	struct timespec64 off = {};
+
+	timens_add_monotonic(&off);
+	return timespec64_to_ns(&off);
+}
+
+/* @ns of the kernel's CLOCK_MONOTONIC at @offset; before 0 there reads 0 */
+static u64 kpm_nl_monotonic(u64 ns, s64 offset)
+{
+	return offset < 0 && ns < -offset ? 0 : ns + offset;
+}
+
+/*
  * Put the next part of sample @smp into one message: its items from *@item
  * on, as many as fit. Each part says which CPUs it covers, and the last
- * one says it is the last. Needs no lock: @smp is the dump's own copy.
+ * one says it is the last. Its time is at @timens from the kernel's
+ * CLOCK_MONOTONIC. Needs no lock: @smp is the dump's own copy.
  *
  * Return: 0 when the part was the last; -EMSGSIZE when the sample goes on
  * in the next skb, *@item at its first item not sent.
  */
 static int kpm_nl_sample_fill(struct sk_buff *skb, u32 session_id,
-			      const struct kpm_sample *smp, u32 *item,
-			      const struct genl_info *info)
+			      const struct kpm_sample *smp, u16 *item,
+			      s64 timens, const struct genl_info *info)
 {
 	u32 first = *item, ndevs = smp->ndevs, nitems = ndevs + nr_cpu_ids;
 	u32 i;
@@ -404,7 +427,8 @@ static int kpm_nl_sample_fill(struct sk_buff *skb, u32 session_id,
 			first > ndevs ? first - ndevs : 0))
 		goto err_cancel_msg;
 	if (!first &&
-	    (nla_put_uint(skb, KSFT_PERFMON_A_SAMPLE_TIME, smp->time_ns) ||
+	    (nla_put_uint(skb, KSFT_PERFMON_A_SAMPLE_TIME,
+			  kpm_nl_monotonic(smp->time_ns, timens)) ||
 	     nla_put_uint(skb, KSFT_PERFMON_A_SAMPLE_COST, smp->cost_ns) ||
 	     nla_put_uint(skb, KSFT_PERFMON_A_SAMPLE_DELAY, smp->delay_ns)))
 		goto err_cancel_msg;
@@ -438,10 +462,12 @@ err_cancel_msg:
  * ksft_perfmon_nl_sample_get_start() - check a sample-get request
  * @cb: dump state
  *
- * Looks up the session, notes where the dump ends, and allocates the
- * dump's copy of a sample, which the dump formats with no lock held.
+ * Looks up the session, notes where the dump ends and the requester's time
+ * namespace, and allocates the dump's copy of a sample, which the dump
+ * formats with no lock held.
  *
- * Context: process. Takes kpm_mutex, then the session's lock.
+ * Context: process, the requester's (sendmsg()). Takes kpm_mutex, then the
+ * session's lock.
  *
  * Return: 0 or a negative errno, with extack set.
  */
@@ -454,6 +480,8 @@ int ksft_perfmon_nl_sample_get_start(struct netlink_callback *cb)
 	u32 sample_size = 0;
 
 	BUILD_BUG_ON(sizeof(*ctx) > sizeof(cb->ctx));
+	/* ctx->item counts the netdevs and CPUs of a sample */
+	BUILD_BUG_ON(KSFT_PERFMON_DEVS_MAX + CONFIG_NR_CPUS > U16_MAX);
 
 	if (GENL_REQ_ATTR_CHECK(info, KSFT_PERFMON_A_SAMPLE_SESSION_ID))
 		return -EINVAL;
@@ -461,6 +489,8 @@ int ksft_perfmon_nl_sample_get_start(struct netlink_callback *cb)
 	ctx->session_id = nla_get_u32(id_attr);
 	if (info->attrs[KSFT_PERFMON_A_SAMPLE_CURSOR])
 		ctx->seq = nla_get_uint(info->attrs[KSFT_PERFMON_A_SAMPLE_CURSOR]);
+	/* whoever reads on, the times are the requester's */
+	ctx->timens = kpm_nl_timens_offset();
 
 	mutex_lock(&kpm_mutex);
 	s = kpm_nl_session_find(cb->skb, id_attr, cb->extack);
@@ -529,7 +559,8 @@ int ksft_perfmon_nl_sample_get_dumpit(struct sk_buff *skb,
 			ctx->item = 0;
 		}
 		err = kpm_nl_sample_fill(skb, ctx->session_id, ctx->copy,
-					 &ctx->item, genl_info_dump(cb));
+					 &ctx->item, ctx->timens,
+					 genl_info_dump(cb));
 		if (err)
 			return err;
 		ctx->copied = false;

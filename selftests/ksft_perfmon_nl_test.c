@@ -1244,6 +1244,123 @@ TEST_F(kpm, cpu_times_agree_with_proc_stat)
 	session_id_op(self->sk, self->family, KSFT_PERFMON_CMD_SESSION_DEL, id, &r);
 }
 
+static uint64_t monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* how sample_time_in_timens() went */
+enum { TIMENS_OK, TIMENS_NONE, TIMENS_OFFSET, TIMENS_READ, TIMENS_PIPE };
+
+/*
+ * Sample 0 of session @id as a task reads it in a time namespace of its
+ * own, whose CLOCK_MONOTONIC is @offset ns from ours, and that task's
+ * clock after the read.
+ */
+static int sample_time_in_timens(uint32_t id, long long offset,
+				 uint64_t *time, uint64_t *clock)
+{
+	static struct samples ss;
+	int fd[2], status, rc;
+	uint64_t got[2];
+	pid_t pid;
+
+	if (pipe(fd))
+		return TIMENS_PIPE;
+	pid = fork();
+	if (!pid) {
+		long long sec = offset / 1000000000, nsec = offset % 1000000000;
+		struct nl_sock *sk;
+		char off[64];
+		int f, family;
+		struct res r;
+
+		if (nsec < 0) {		/* the file wants 0 <= nsec < 1 s */
+			sec--;
+			nsec += 1000000000;
+		}
+		if (unshare(CLONE_NEWTIME))
+			_exit(TIMENS_NONE);
+		/* set before any task is in it; this task's children are */
+		snprintf(off, sizeof(off), "monotonic %lld %lld\n", sec, nsec);
+		f = open("/proc/self/timens_offsets", O_WRONLY);
+		if (f < 0 || write(f, off, strlen(off)) < 0)
+			_exit(TIMENS_OFFSET);
+		close(f);
+		pid = fork();
+		if (pid) {
+			waitpid(pid, &status, 0);
+			_exit(WIFEXITED(status) ? WEXITSTATUS(status) :
+						  TIMENS_READ);
+		}
+		sk = kpm_nl_socket(&family);
+		if (!sk || sample_get(sk, family, id, 0, &ss, &r) || !ss.n ||
+		    ss.s[0].seq)
+			_exit(TIMENS_READ);
+		got[0] = ss.s[0].time;
+		got[1] = monotonic_ns();
+		_exit(write(fd[1], got, sizeof(got)) == sizeof(got) ?
+		      TIMENS_OK : TIMENS_PIPE);
+	}
+	close(fd[1]);
+	if (pid < 0 || read(fd[0], got, sizeof(got)) != sizeof(got))
+		got[0] = got[1] = 0;
+	close(fd[0]);
+	rc = TIMENS_PIPE;
+	if (pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status))
+		rc = WEXITSTATUS(status);
+	*time = got[0];
+	*clock = got[1];
+	return rc;
+}
+
+/*
+ * A sample's time is on the requester's CLOCK_MONOTONIC, in its time
+ * namespace: a remote endpoint in a container lines up with its own
+ * clock. The same sample read 1000 s ahead is 1000 s later, to the
+ * nanosecond; read in a namespace whose clock began after it was taken,
+ * it is 0. A session at 1 s keeps sample 0 for minutes, however slowly
+ * the test goes.
+ */
+TEST_F(kpm, sample_time_in_the_readers_time_namespace)
+{
+	static struct samples ss;
+	uint64_t t, clock, now;
+	struct res r;
+	uint32_t id;
+	int rc;
+
+	ASSERT_EQ(0, session_new(self->sk, self->family, NULL, 0,
+				 1000 * MS, 256, &r));
+	id = r.id;
+	ASSERT_EQ(0, wait_samples(self->sk, self->family, id, 1));
+	ASSERT_EQ(0, sample_get(self->sk, self->family, id, 0, &ss, &r));
+	ASSERT_EQ(0, ss.s[0].seq);
+
+	rc = sample_time_in_timens(id, 1000000000000LL, &t, &clock);
+	if (rc == TIMENS_NONE) {
+		session_id_op(self->sk, self->family,
+			      KSFT_PERFMON_CMD_SESSION_DEL, id, &r);
+		SKIP(return, "no time namespaces (CONFIG_TIME_NS)");
+	}
+	ASSERT_EQ(TIMENS_OK, rc);
+	EXPECT_EQ(ss.s[0].time + 1000000000000ULL, t);
+	EXPECT_LE(t, clock);
+
+	/* that namespace's clock reads 50 ms when it is made */
+	usleep(200000);
+	now = monotonic_ns();
+	ASSERT_EQ(TIMENS_OK, sample_time_in_timens(id, (long long)(50 * MS) -
+						   (long long)now, &t, &clock));
+	EXPECT_EQ(0, t) TH_LOG("sample 0 taken %llu ns before",
+			       (unsigned long long)(now - ss.s[0].time));
+	session_id_op(self->sk, self->family, KSFT_PERFMON_CMD_SESSION_DEL, id,
+		      &r);
+}
+
 static uint64_t sysfs_stat(const char *dev, const char *name, bool *found)
 {
 	char path[256];
