@@ -12,10 +12,12 @@ the library makes two netdevsim devices.
 """
 
 import json
+import os
+import shlex
 import time
 
 from lib.py import ksft_run, ksft_exit, ksft_ge, ksft_pr
-from lib.py import NetDrvEpEnv, Iperf3Runner
+from lib.py import NetDrvEpEnv, Iperf3Runner, cmd
 from ksft_perfmon import PerfMonitor
 
 THROUGHPUT = {
@@ -40,6 +42,19 @@ def iperf3_monitored(cfg):
             mon.metric("throughput", i["sum"]["bits_per_second"] / 1e9,
                        policy=THROUGHPUT, time_s=started + i["sum"]["end"])
         time.sleep(0.3)     # a last sample after the traffic
+        ahead = os.environ.get("KPM_REMOTE_CLOCK_AHEAD")
+        if ahead:
+            # the remote's clock is where the wrapper put it, so that
+            # lining the hosts up is tested with an offset: read between
+            # two reads of ours, it is that far ahead of one and the other
+            before = time.monotonic_ns()
+            remote = int(cmd(f"{shlex.quote(mon.tool)} clock",
+                             host=cfg.remote).stdout)
+            after = time.monotonic_ns()
+            ksft_pr(f"the remote's clock is {(remote - after) / 1e9:.3f} "
+                    f"to {(remote - before) / 1e9:.3f} s ahead")
+            ksft_ge(remote, before + int(ahead) * 1000000000)
+            ksft_ge(after + int(ahead) * 1000000000, remote)
     # on the monitor's clock, for the check that every time is inside
     ksft_pr(f"elapsed: {mon.now():.6f} s")
     # 1 s each, but a debug kernel under emulation reports less often
@@ -47,8 +62,20 @@ def iperf3_monitored(cfg):
     ksft_ge(len(intervals), 1)
 
 
+def clock_ahead(remote, seconds):
+    """Every command on @remote in a time namespace of its own, whose
+    CLOCK_MONOTONIC is @seconds ahead of ours, as a remote host's is"""
+    run = remote.cmd
+    remote.cmd = lambda comm: run(
+        f"exec unshare --time --monotonic {seconds} bash -c "
+        f"{shlex.quote(comm)}")
+
+
 def main() -> None:
     with NetDrvEpEnv(__file__) as cfg:
+        # KPM_REMOTE_CLOCK_AHEAD=S: a netns remote on a clock of its own
+        if os.environ.get("KPM_REMOTE_CLOCK_AHEAD"):
+            clock_ahead(cfg.remote, int(os.environ["KPM_REMOTE_CLOCK_AHEAD"]))
         cfg.require_cmd("iperf3", local=True, remote=True)
         ksft_run([iperf3_monitored], args=(cfg,))
     ksft_exit()

@@ -33,7 +33,18 @@ srv=$!
 sleep 0.5
 
 ok=1
-perfmon_start -i 250 -l kpm-sa -r "ip netns exec $R sh -c" -R kpm-sb || ok=0
+# the remote's CLOCK_MONOTONIC 1000 s ahead of ours, as another host's is:
+# the helper must line both up
+remote="ip netns exec $R unshare --time --monotonic 1000 sh -c"
+perfmon_start -i 250 -l kpm-sa -r "$remote" -R kpm-sb || ok=0
+# ... which it is, so that lining the hosts up is tested with an offset:
+# read between two reads of ours, it is that far ahead of one and the other
+before=$("$KSFT_PERFMON_NL" clock)
+rclock=$($remote "$KSFT_PERFMON_NL clock")
+after=$("$KSFT_PERFMON_NL" clock)
+echo "# the remote's clock is $((rclock - after)) to $((rclock - before)) ns ahead"
+[ $((rclock - before)) -ge 1000000000000 ] &&
+	[ $((rclock - after)) -le 1000000000000 ] || ok=0
 # each interval's line as it comes, in Gbit/s
 ip netns exec $R iperf3 -c 192.0.2.1 -t 4 -i 1 -f m --forceflush |
 while read -r line; do
