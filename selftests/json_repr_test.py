@@ -184,6 +184,53 @@ for indent in (0, 4, 2):
 results.append(('documents_match_python_compact_and_indented', not bad,
                 f'{len(docs)} documents at indent 0, 4, 2, mismatches {bad[:2]}'))
 
+
+# ksft-perfmon-nl metric VALUE: a JSON number, written as json.dumps writes
+# what json.loads reads from it; anything else refused in one line
+NL = os.path.join(os.path.dirname(driver), '..', 'tools', 'ksft-perfmon-nl')
+
+
+def metric(value):
+    """(exit status, the value as written, stderr)"""
+    p = subprocess.run([NL, 'metric', '--time-base', '0', '--', 'm', value],
+                       capture_output=True, text=True)
+    obj = p.stdout.partition('ktap-metric-json: ')[2]
+    return p.returncode, obj.rpartition('"value":')[2][:-2], p.stderr
+
+
+def python_value(text):
+    """json.dumps(json.loads(text)) as metric's output needs it, or None
+    where it has none: not a JSON number, infinite, beyond 64 bits"""
+    try:
+        v = json.loads(text, parse_constant=lambda c: None)
+    except ValueError:
+        return None
+    if v is None or isinstance(v, (str, list, dict, bool)) or \
+            text != text.strip() or abs(v) == float('inf') or \
+            (isinstance(v, int) and not -2 ** 63 <= v < 2 ** 63):
+        return None
+    return json.dumps(v)
+
+
+texts = ['5', ' 5', '5 ', '0x1p3', '1e-310', '4.9e-324', '1e-400', '1e400',
+         '-0', '-0.0', '010', '1.', '.5', '1e5', '1E+2', '1e', '-', '',
+         'nan', 'NaN', 'Infinity', '+1', '9223372036854775807',
+         '9223372036854775808', '-9223372036854775808', '0.1e-0', '1_0',
+         '\u0661', '5\n'] + \
+        [repr(v) for v in random_doubles(300)] + \
+        [str(rng.randint(-2 ** 63, 2 ** 63 - 1)) for _ in range(100)]
+bad = []
+for text in texts:
+    rc, got, err = metric(text)
+    want = python_value(text)
+    if want is None and (rc != 1 or
+                         not err.startswith('ksft-perfmon-nl: metric: ')):
+        bad.append((text, rc, got, err))
+    elif want is not None and (rc != 0 or got != want):
+        bad.append((text, rc, got, want, err))
+results.append(('metric_value_as_python_reads_it', not bad,
+                f'{len(texts)} values, mismatches {bad[:5]}'))
+
 print('TAP version 13')
 print(f'1..{len(results)}')
 for i, (name, ok, info) in enumerate(results, 1):

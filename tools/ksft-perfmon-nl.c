@@ -1381,14 +1381,46 @@ static int do_clock(int argc, char **argv)
 
 /* ---- metric ----------------------------------------------------------- */
 
+/*
+ * Whether @s is a JSON number (RFC 8259): 1 for an integer, 0 for one
+ * with a fraction or an exponent, -1 for anything else.
+ */
+static int json_number(const char *s)
+{
+	bool integer = true;
+
+	s += *s == '-';
+	if (*s == '0')
+		s++;
+	else if (*s >= '1' && *s <= '9')
+		s += strspn(s, "0123456789");
+	else
+		return -1;
+	if (*s == '.') {
+		integer = false;
+		if (!isdigit((unsigned char)*++s))
+			return -1;
+		s += strspn(s, "0123456789");
+	}
+	if (*s == 'e' || *s == 'E') {
+		integer = false;
+		s += s[1] == '+' || s[1] == '-';
+		if (!isdigit((unsigned char)*++s))
+			return -1;
+		s += strspn(s, "0123456789");
+	}
+	return *s ? -1 : integer;
+}
+
 static const char metric_usage[] =
 "usage: " PROG " metric --time-base NS [--host LABEL] NAME VALUE\n"
 "\n"
 "Print the ktap-metric-json line of a scalar observation made now, for a\n"
 "shell test's own metrics: time in seconds since --time-base\n"
-"(CLOCK_MONOTONIC ns), the JSON as Python's json.dumps writes it. A\n"
-"VALUE in decimal digits is an integer, any other number a float; put\n"
-"-- before a negative VALUE.\n"
+"(CLOCK_MONOTONIC ns), the JSON as Python's json.dumps writes it. VALUE\n"
+"is a JSON number: an integer of 64 bits without a fraction or exponent,\n"
+"a finite double with one (no hex, no spaces); put -- before a negative\n"
+"VALUE.\n"
 "\n"
 "  -t, --time-base NS    CLOCK_MONOTONIC ns that time 0 stands for\n"
 "  -H, --host LABEL      the host label (default local)\n"
@@ -1402,8 +1434,9 @@ static int do_metric(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
-	const char *host = "local", *name, *value, *p;
-	bool have_base = false, integer;
+	const char *host = "local", *name, *value;
+	bool have_base = false;
+	int integer;
 	uint64_t time_base = 0;
 	long long ll = 0;
 	double v = 0;
@@ -1436,15 +1469,16 @@ static int do_metric(int argc, char **argv)
 	name = argv[optind];
 	value = argv[optind + 1];
 	parse_label("NAME", name);
-	for (p = value + (*value == '-'); *p >= '0' && *p <= '9'; p++)
-		;
-	integer = !*p && p > value + (*value == '-');
+	integer = json_number(value);
+	if (integer < 0)
+		die("metric: '%s' is not a JSON number", value);
 	errno = 0;
 	if (integer)
 		ll = strtoll(value, &end, 10);
 	else
 		v = strtod(value, &end);
-	if (errno || end == value || *end || (!integer && !isfinite(v)))
+	/* a float's underflow is the nearest double, as in Python */
+	if ((integer && errno) || (!integer && !isfinite(v)))
 		die("metric: '%s' is not a finite number%s", value,
 		    integer ? " of 64 bits" : "");
 

@@ -23,7 +23,8 @@
 # perfmon_metric NAME VALUE [POLICY_JSON]
 #	A test's own observation now, host "local"; POLICY_JSON (as
 #	json.dumps(..., separators=(",", ":"), sort_keys=True) writes it)
-#	the first time.
+#	the first time. VALUE is a JSON number: "0.5", not ".5" as bc
+#	prints it.
 # perfmon_stop
 #	Stops both records and prints every policy line once, then the
 #	observations of both hosts in time order. Non-zero when a record
