@@ -18,7 +18,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from ktap_metrics import Checks   # noqa: E402
 
 TOP = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..')
-NL_CMDS = ('record', 'show', 'dump', 'metric', 'clock', 'top')
+NL_CMDS = ('record', 'show', 'dump', 'metric', 'replay', 'clock', 'top')
 LONG = re.compile(r'(?<![\w-])--[a-z][a-z-]*')
 # an option's line in --help: "  -i, --ifname NAME  ..."
 OPTION_LINE = re.compile(r'^ +(?:-\w, )?(--[a-z][a-z-]*)', re.M)

@@ -17,6 +17,7 @@ import socket
 import struct
 import subprocess
 import sys
+import tempfile
 import time
 
 import raw_samples
@@ -546,12 +547,77 @@ def output_and_ready_fd(t):
 
 
 # what the kernel takes part in, run on every kernel
+def killed_record_replays_from_its_spool(t):
+    """record --spool, SIGKILLed mid-run as a harness's timeout would: it
+    prints nothing, and replay prints valid lines up to the last drain
+    before the kill. A spool cut inside a sample replays without it; a
+    record that ends on its own replays to its own lines."""
+    with tempfile.TemporaryDirectory() as d:
+        replay_a_killed_record(t, d)
+
+
+def replay_a_killed_record(t, d):
+    spool, cut = os.path.join(d, 'spool'), os.path.join(d, 'cut')
+    base = time.monotonic_ns()
+    rec = record('--interval', '100', '--time-base', str(base), '--spool',
+                 spool, '--', 'sleep', '60')
+    time.sleep(3)
+    killed = (time.monotonic_ns() - base) / 1e9
+    rec.kill()
+    out, _ = finish(t, rec, 60)
+    t.check(out == '', f'a killed record printed {out[:200]!r}')
+
+    p = subprocess.run([TOOL, 'replay', spool], capture_output=True,
+                       text=True)
+    obs, diag, bad = parse(p.stdout)
+    times = [o['time'] for o in obs if o['name'] == 'cpu.time.usr']
+    print(f'# killed at {killed:.3f} s; replayed {len(times)} samples, '
+          f'the last at {times[-1] if times else None} s; {diag}')
+    t.check(p.returncode == 0 and not bad and
+            diag == ['# ksft-perfmon: replayed from a spool'],
+            f'replay exited {p.returncode}: {p.stderr} {bad[:3]} {diag}')
+    # drained every 200 ms at most, and written out at each drain
+    t.check(times and times == sorted(times) and
+            killed - 1.0 <= times[-1] <= killed,
+            f'samples up to {times[-1] if times else None} s')
+
+    with open(spool, 'rb') as f, open(cut, 'wb') as g:
+        g.write(f.read()[:-10])
+    p = subprocess.run([TOOL, 'replay', cut], capture_output=True, text=True)
+    obs, diag, bad = parse(p.stdout)
+    t.check(p.returncode == 0 and not bad and
+            sum(o['name'] == 'cpu.time.usr' for o in obs) ==
+            len(times) - 1 and 'part of a sample' in ' '.join(diag),
+            f'a cut spool: exit {p.returncode}, {diag}')
+    link = os.path.join(d, 'link')
+    os.symlink(spool, link)
+    rec = record('--duration', '1', '--spool', link)
+    out, err = finish(t, rec, 60)
+    t.check(rec.returncode == 1 and 'cannot create' in err and
+            os.path.getsize(spool) > 0,
+            f'a spool at a symlink: exit {rec.returncode}, {err!r}')
+    p = subprocess.run([TOOL, 'replay', '/proc/self/status'],
+                       capture_output=True, text=True)
+    t.check(p.returncode == 1 and 'not a spool' in p.stderr,
+            f'not a spool: exit {p.returncode}, {p.stderr!r}')
+
+    rec = record('--interval', '100', '--duration', '1', '--spool', spool)
+    out, err = finish(t, rec, 60)
+    p = subprocess.run([TOOL, 'replay', spool], capture_output=True,
+                       text=True)
+    lines = [x for x in out.splitlines() if LINE.match(x)]
+    again = [x for x in p.stdout.splitlines() if LINE.match(x)]
+    t.check(rec.returncode == 0 and len(lines) > 10 and again == lines,
+            f'record exited {rec.returncode}, {len(lines)} lines, '
+            f'replayed {len(again)}, the same: {again == lines}')
+
+
 KERNEL_TESTS = [cpu_hotplug, zero_loss_1khz, tiny_ring_stalled_reader,
                 duration_when_time_passes_between_reads]
 # record as a supervisor and its output: the same on every kernel
 TOOL_TESTS = [stop_reaches_the_command_group, stop_as_soon_as_ready,
               command_that_ignores_sigterm, kernel_error_while_recording,
-              output_and_ready_fd]
+              output_and_ready_fd, killed_record_replays_from_its_spool]
 TESTS = KERNEL_TESTS + TOOL_TESTS
 
 

@@ -515,9 +515,83 @@ static uint64_t parse_interval(const char *arg)
 
 /*
  * While recording, samples are only parsed and spooled, raw, to a
- * temporary file; they become metric lines once the session is gone. The
- * reader then keeps up with the sampler on slow machines too.
+ * temporary file, or to the file of --spool; they become metric lines
+ * once the session is gone. The reader then keeps up with the sampler on
+ * slow machines too. A spool starts with what reading it back needs, and
+ * is for the same build of the tool: the structs are as they are in
+ * memory, and their sizes are checked.
  */
+static const char spool_magic[8] = "KPMSPOL1";
+
+struct spool_head {
+	char magic[8];
+	uint32_t sizes[3];	/* of struct session, cpu_stats, dev_stats */
+	uint32_t host_len;	/* the host label follows, unterminated */
+	uint64_t time_base;
+	struct session s;
+};
+
+/*
+ * @path, created or truncated, or an unnamed temporary file: close-on-exec
+ * either way. A symlink at @path is refused, for root in a sticky /tmp.
+ */
+static FILE *spool_open(const char *path)
+{
+	FILE *f = NULL;
+	int fd;
+
+	if (!path) {
+		f = tmpfile();
+		if (f)
+			fcntl(fileno(f), F_SETFD, FD_CLOEXEC);
+	} else {
+		fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_NOFOLLOW |
+			  O_CLOEXEC, 0666);
+		f = fd < 0 ? NULL : fdopen(fd, "w+");
+	}
+	if (!f)
+		die("cannot create %s: %s", path ? path : "a temporary file",
+		    strerror(errno));
+	return f;
+}
+
+static void spool_start(FILE *f, const struct session *s, const char *host,
+			uint64_t time_base)
+{
+	struct spool_head h;
+
+	memset(&h, 0, sizeof(h));
+	memcpy(h.magic, spool_magic, sizeof(h.magic));
+	h.sizes[0] = sizeof(struct session);
+	h.sizes[1] = sizeof(struct cpu_stats);
+	h.sizes[2] = sizeof(struct dev_stats);
+	h.host_len = strlen(host);
+	h.time_base = time_base;
+	h.s = *s;
+	if (fwrite(&h, sizeof(h), 1, f) != 1 ||
+	    fwrite(host, 1, h.host_len, f) != h.host_len || fflush(f))
+		die("cannot write the spool: %s", strerror(errno));
+}
+
+/* the head of spool @f, its host label malloc()ed into *@host */
+static void spool_read_head(FILE *f, const char *path,
+			    struct spool_head *h, char **host)
+{
+	rewind(f);
+	if (fread(h, sizeof(*h), 1, f) != 1 ||
+	    memcmp(h->magic, spool_magic, sizeof(h->magic)))
+		die("%s: not a spool of record --spool", path);
+	if (h->sizes[0] != sizeof(struct session) ||
+	    h->sizes[1] != sizeof(struct cpu_stats) ||
+	    h->sizes[2] != sizeof(struct dev_stats) ||
+	    h->s.ndevs > KSFT_PERFMON_DEVS_MAX || !h->s.cpus ||
+	    h->s.cpus > 65536 || !h->host_len || h->host_len > 1024)
+		die("%s: a spool of another build of " PROG, path);
+	*host = calloc(1, h->host_len + 1);
+	if (!*host || fread(*host, 1, h->host_len, f) != h->host_len)
+		die("%s: the spool ends in its head", path);
+}
+
 static void spool_sample(struct drain *d, const struct sample *smp)
 {
 	FILE *f = d->arg;
@@ -529,29 +603,65 @@ static void spool_sample(struct drain *d, const struct sample *smp)
 		die("cannot spool a sample: %s", strerror(errno));
 }
 
-/* the spooled samples into metric lines, or with @r NULL raw as dump's */
-static void unspool(FILE *f, struct record *r, const struct session *s)
+/*
+ * The samples of spool @f, after its head, into metric lines, or with @r
+ * NULL raw as dump's; the gaps in their sequence numbers are added to
+ * *@gaps. A spool whose writer was killed may end in part of a sample:
+ * with @partial, that part is left out and true returned; else it is an
+ * error.
+ */
+static bool unspool(FILE *f, struct record *r, const struct session *s,
+		    uint64_t *gaps, bool partial)
 {
-	struct sample smp;
 	struct cpu_stats *cpu = calloc(s->cpus ? s->cpus : 1, sizeof(*cpu));
+	uint64_t next = 0;
+	struct sample smp;
+	size_t n;
 
 	if (!cpu)
 		die("out of memory");
-	rewind(f);
 	memset(&smp, 0, sizeof(smp));
-	while (fread(&smp, offsetof(struct sample, cpu), 1, f) == 1) {
-		if (fread(&smp.ndevs, sizeof(smp.ndevs), 1, f) != 1 ||
+	while ((n = fread(&smp, 1, offsetof(struct sample, cpu), f))) {
+		if (n != offsetof(struct sample, cpu) ||
+		    fread(&smp.ndevs, sizeof(smp.ndevs), 1, f) != 1 ||
 		    smp.ndevs > KSFT_PERFMON_DEVS_MAX ||
 		    fread(smp.dev, sizeof(*smp.dev), smp.ndevs, f) != smp.ndevs ||
-		    fread(cpu, sizeof(*cpu), s->cpus, f) != s->cpus)
-			die("cannot read a spooled sample back");
+		    fread(cpu, sizeof(*cpu), s->cpus, f) != s->cpus) {
+			/* cut short, not cut wrong: at the end of the file */
+			if (!partial || ferror(f) || !feof(f))
+				die("cannot read a spooled sample back");
+			free(cpu);
+			return true;
+		}
 		smp.cpu = cpu;
+		/* a spool of other sizes than its head says reads as nonsense */
+		if (smp.seq < next)
+			die("cannot read a spooled sample back: seq %llu after %llu",
+			    (unsigned long long)smp.seq,
+			    (unsigned long long)next - 1);
+		if (smp.seq > next)
+			*gaps += smp.seq - next;
+		next = smp.seq + 1;
 		if (r)
 			record_add(r, &smp, s->ndevs);
 		else
 			sample_json_line(stdout, s, &smp);
 	}
+	if (ferror(f))
+		die("cannot read a spooled sample back");
 	free(cpu);
+	return false;
+}
+
+/* the policy lines record prints before the observations of session @s */
+static void print_policies(const struct session *s)
+{
+	int m;
+
+	for (m = 0; m < M_NR; m++)
+		if (m < M_NIC_RX_DROPPED || s->ndevs)
+			if (print_policy(stdout, m))
+				die("internal error: a policy line");
 }
 
 /*
@@ -771,6 +881,9 @@ static const char record_usage[] =
 "                        (default 5)\n"
 "      --raw             print the raw samples as dump does, one JSON\n"
 "                        object a line, instead of the metric lines\n"
+"  -S, --spool FILE      keep the samples read so far in FILE, written\n"
+"                        out at each read, for replay after a record\n"
+"                        that was killed\n"
 "  -h, --help            this text\n"
 "\n"
 "COMMAND runs in a process group of its own. SIGINT, SIGTERM, SIGHUP and\n"
@@ -798,6 +911,7 @@ static int do_record(int argc, char **argv)
 		{ "duration", required_argument, NULL, 'd' },
 		{ "kill-after", required_argument, NULL, 'k' },
 		{ "raw", no_argument, NULL, 'R' },
+		{ "spool", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
@@ -809,6 +923,8 @@ static int do_record(int argc, char **argv)
 	const char *host = "local";
 	uint64_t time_base = 0;
 	bool have_base = false, raw = false;
+	const char *spool_path = NULL;
+	uint64_t gaps = 0;
 	struct record r;
 	FILE *spool;
 	uint32_t ring = 256;
@@ -816,9 +932,8 @@ static int do_record(int argc, char **argv)
 	struct session s;
 	struct kpm_nl nl;
 	struct drain d;
-	int m;
 
-	while ((opt = getopt_long(argc, argv, "+i:x:I:r:H:t:d:k:h", opts,
+	while ((opt = getopt_long(argc, argv, "+i:x:I:r:H:t:d:k:S:h", opts,
 				  NULL)) != -1) {
 		switch (opt) {
 		case 'i':
@@ -851,6 +966,9 @@ static int do_record(int argc, char **argv)
 		case 'R':
 			raw = true;
 			break;
+		case 'S':
+			spool_path = optarg;
+			break;
 		case 'h':
 			fputs(record_usage, stdout);
 			return 0;
@@ -866,12 +984,8 @@ static int do_record(int argc, char **argv)
 
 	/* first, while every open descriptor is the caller's */
 	fd = ready_fd();
-	spool = tmpfile();
-	if (!spool)
-		die("cannot create a temporary file: %s", strerror(errno));
 	kpm_nl_open(&nl);
-	/* neither is COMMAND's to inherit */
-	fcntl(fileno(spool), F_SETFD, FD_CLOEXEC);
+	/* COMMAND's to inherit no more than the spool */
 	fcntl(nl_socket_get_fd(nl.sk), F_SETFD, FD_CLOEXEC);
 
 	start = now_ns();
@@ -880,6 +994,9 @@ static int do_record(int argc, char **argv)
 	if (session_new(&nl, ifindex, ndevs, interval, ring, &s) ||
 	    session_get(&nl, s.id, &s))
 		return EXIT_ERROR;
+	/* once the session exists: a record that cannot start keeps a spool */
+	spool = spool_open(spool_path);
+	spool_start(spool, &s, host, time_base);
 	if (drain_init(&d, &s, spool_sample, spool))
 		die("out of memory");
 
@@ -897,6 +1014,9 @@ static int do_record(int argc, char **argv)
 	end = start + duration;
 	for (;;) {
 		err = drain(&nl, &d);
+		/* what was read survives a SIGKILL, for replay */
+		if (spool_path && fflush(spool))
+			die("cannot write the spool: %s", strerror(errno));
 		if (err || stop_signal)
 			break;
 		if (cmd.pid && command_reap(&cmd, WNOHANG))
@@ -925,17 +1045,17 @@ static int do_record(int argc, char **argv)
 	if (s.samples > s.ring_size + d.cursor)
 		d.lost += s.samples - s.ring_size - d.cursor;
 
+	/* past the head: the session as it is now, counts and all */
+	if (fseek(spool, sizeof(struct spool_head) + strlen(host), SEEK_SET))
+		die("cannot read the spool back: %s", strerror(errno));
 	if (raw) {
-		unspool(spool, NULL, &s);
+		unspool(spool, NULL, &s, &gaps, false);
 		memset(&r, 0, sizeof(r));
 	} else {
-		for (m = 0; m < M_NR; m++)
-			if (m < M_NIC_RX_DROPPED || s.ndevs)
-				if (print_policy(stdout, m))
-					die("internal error: a policy line");
+		print_policies(&s);
 		if (record_init(&r, host, time_base, s.cpus, stdout))
 			die("out of memory");
-		unspool(spool, &r, &s);
+		unspool(spool, &r, &s, &gaps, false);
 	}
 	if (d.lost || s.lost)
 		printf("# ksft-perfmon: %llu samples lost (kernel counted %llu): read more often or use a larger --ring\n",
@@ -961,6 +1081,82 @@ static int do_record(int argc, char **argv)
 	else if (d.lost || s.lost)
 		rc = EXIT_LOST;
 	return rc;
+}
+
+/* ---- replay ----------------------------------------------------------- */
+
+static const char replay_usage[] =
+"usage: " PROG " replay [--raw] FILE\n"
+"\n"
+"Print the lines of a recording from its spool (record --spool FILE) as\n"
+"record prints them, for example after a harness's timeout killed\n"
+"record: the samples it had read by then, up to a fifth of a second or\n"
+"the drain before the kill. A spool has no end: the kernel's counts of\n"
+"lost samples and missed periods are not in it, and gaps in the\n"
+"sequence numbers are reported as lost.\n"
+"\n"
+"      --raw             print the raw samples as dump does\n"
+"  -h, --help            this text\n"
+"\n"
+"Exit status: 1 on an error, 2 on a usage error, 3 when samples were\n"
+"lost, else 0.\n";
+
+static int do_replay(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "raw", no_argument, NULL, 'R' },
+		{ "help", no_argument, NULL, 'h' },
+		{}
+	};
+	struct spool_head h;
+	bool raw = false, partial;
+	uint64_t gaps = 0;
+	struct record r;
+	char *host;
+	FILE *f;
+	int opt;
+
+	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'R':
+			raw = true;
+			break;
+		case 'h':
+			fputs(replay_usage, stdout);
+			return 0;
+		default:
+			fputs(replay_usage, stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (argc - optind != 1) {
+		fprintf(stderr, PROG " replay: give one FILE\n");
+		return EXIT_USAGE;
+	}
+	f = fopen(argv[optind], "r");
+	if (!f)
+		die("%s: %s", argv[optind], strerror(errno));
+	spool_read_head(f, argv[optind], &h, &host);
+	if (raw) {
+		partial = unspool(f, NULL, &h.s, &gaps, true);
+		memset(&r, 0, sizeof(r));
+	} else {
+		print_policies(&h.s);
+		if (record_init(&r, host, h.time_base, h.s.cpus, stdout))
+			die("out of memory");
+		partial = unspool(f, &r, &h.s, &gaps, true);
+	}
+	printf("# ksft-perfmon: replayed from a spool%s\n",
+	       partial ? ", which ends in part of a sample, left out" : "");
+	if (gaps)
+		printf("# ksft-perfmon: %llu samples lost between the spooled ones\n",
+		       (unsigned long long)gaps);
+	if (record_print_decreases(stdout, &r))
+		die("cannot write the output");
+	fflush(stdout);
+	if (r.bad_output)
+		die("a value could not be written as JSON (NaN or infinity)");
+	return gaps ? EXIT_LOST : 0;
 }
 
 /* ---- show and dump ---------------------------------------------------- */
@@ -1418,7 +1614,7 @@ static const char metric_usage[] =
 "Print the ktap-metric-json line of a scalar observation made now, for a\n"
 "shell test's own metrics: time in seconds since --time-base\n"
 "(CLOCK_MONOTONIC ns), the JSON as Python's json.dumps writes it. VALUE\n"
-"is a JSON number: an integer of 64 bits without a fraction or exponent,\n"
+"is a JSON number: a signed 64-bit integer without a fraction or exponent,\n"
 "a finite double with one (no hex, no spaces); put -- before a negative\n"
 "VALUE.\n"
 "\n"
@@ -1503,6 +1699,7 @@ static const struct {
 	{ "show", do_show, "list sessions" },
 	{ "dump", do_dump, "print the raw samples of a session as JSON lines" },
 	{ "metric", do_metric, "print a shell test's own observation as a KTAP line" },
+	{ "replay", do_replay, "print the lines of a killed record from its spool" },
 	{ "clock", do_clock, "print CLOCK_MONOTONIC ns, as --time-base takes it" },
 	{ "top", do_top, "per-CPU utilization and NIC rates, live" },
 };
