@@ -30,10 +30,10 @@ def policy(name, **kw):
     return f'# ktap-metric-policy-json: {dumps(dict(name=name, **kw))}'
 
 
-def obs(name, t, value, host='local'):
+def obs(name, t, value, host='local', **labels):
     shape = 'per-cpu' if isinstance(value, list) else 'scalar'
     return ('# ktap-metric-json: ' +
-            dumps(dict(name=name, shape=shape, time=t, value=value,
+            dumps(dict(labels, name=name, shape=shape, time=t, value=value,
                        host=host)))
 
 
@@ -102,9 +102,10 @@ class Test:
                           f'{what}: got {got}, want {want}')
 
 
-def row(rows, metric, host='local', case=None):
+def row(rows, metric, host='local', case=None, labels=None):
     for r in rows:
         if r['metric'] == metric and r['host'] == host and \
+           r.get('labels') == labels and \
            (case is None or r['case'] == case):
             return r
     return None
@@ -373,6 +374,70 @@ def svg_plots(t):
     t.check(len(cells) == want, f'{len(cells)} cells, want {want}')
 
 
+def labels_key_series(t):
+    """every key but name, shape, time and value is a label: a series per
+    label set, each with its metric's policy, in the table, the JSON and
+    the plots' file names"""
+    lines = [policy('bytes', summarize='distribution', transform='rate')]
+    want = {}
+    for d, per_s in (('rx', 1000), ('tx', 10)):
+        series = [(i * 1.0, i * per_s + (i % 3)) for i in range(10)]
+        want[d] = summary([r for _, r in rates(series)], 'distribution')
+        lines += [obs('bytes', tm, v, dir=d) for tm, v in series]
+    lines += [obs('q', 0.0, 1, queue=3), obs('q', 0.0, 2, queue='3'),
+              obs('q', 1.0, 4, queue=3), obs('q', 0.0, 8, queue=0.5,
+                                              busy=True, hw=None),
+              obs('q', 0.0, 16, host='remote', queue=3)]
+    lines += ['ok 1 labelled']
+    rc, _, err, rows = run(lines)
+    t.check(rc == 0, f'exit {rc}: {err}')
+    t.check(len(rows) == 6, f'{len(rows)} rows, want 6: {rows}')
+    for d in ('rx', 'tx'):
+        r = row(rows, 'bytes', labels={'dir': d})
+        if t.check(r is not None, f'no row of dir={d} in {rows}'):
+            t.close(r['value'], want[d], f'dir={d}')
+    for labels, host, total in (({'queue': 3}, 'local', 5),
+                                ({'queue': '3'}, 'local', 2),
+                                ({'busy': True, 'hw': None, 'queue': 0.5},
+                                 'local', 8),
+                                ({'queue': 3}, 'remote', 16)):
+        r = row(rows, 'q', host=host, labels=labels)
+        t.check(r is not None and r['value'] == total,
+                f'{labels} {host}: {r}')
+    r = row(rows, 'q', labels=None)
+    t.check(r is None, f'a row without labels: {r}')
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, 'run.ktap')
+        with open(path, 'w') as f:
+            f.write('\n'.join(lines) + '\n')
+        p = subprocess.run([TOOL, '--svg', d, path], text=True,
+                           capture_output=True)
+        table = p.stdout
+        files = sorted(os.listdir(d))
+    want_files = ['1-bytes,dir=rx.svg', '1-bytes,dir=tx.svg',
+                  '1-q,busy=true,hw=null,queue=0.5.svg', '1-q,queue=3.svg',
+                  'run.ktap']
+    t.check(files == want_files, f'{files} != {want_files}')
+    for name in ('bytes{dir="rx"}', 'bytes{dir="tx"}', 'q{queue=3}',
+                 'q{queue="3"}', 'q{busy=true,hw=null,queue=0.5}'):
+        t.check(f'  {name} ' in table, f'{name} not in the table: {table}')
+    reg = policy('lat', summarize='last', regression=dict(
+        better='lower', compare='last', relative_tolerance=0.1))
+    base = [reg, obs('lat', 0.0, 10, dir='rx'), obs('lat', 0.0, 10, dir='tx'),
+            'ok 1 labelled']
+    cur = [reg, obs('lat', 0.0, 20, dir='rx'), obs('lat', 0.0, 5, dir='tx'),
+           'ok 1 labelled']
+    rc, _, err, rows = run(cur, baseline=base)
+    got = {r.get('labels', {}).get('dir'): r['regression']['verdict']
+           for r in rows}
+    t.check(rc == 1 and got == {'rx': 'regressed', 'tx': 'improved'},
+            f'exit {rc}, verdicts {got}: {err}')
+    bad = obs('q', 2.0, 1, queue=[1])
+    rc, _, err, _ = run(lines[:-1] + [bad, 'ok 1 labelled'])
+    t.check(rc == 2 and f':{len(lines)}: label "queue": not a string' in err,
+            f'exit {rc}: {err}')
+
+
 NL = os.path.join(os.path.dirname(TOOL), 'ksft-perfmon-nl')
 
 
@@ -418,7 +483,8 @@ def output_errors(t):
 TESTS = [rate_over_counter_reset, busy_cores_with_rate,
          busy_cores_without_transform, percentiles_short_series,
          per_cpu_without_aggregation, cases_hosts_and_depth,
-         malformed_lines_named, baseline_verdicts, svg_plots, output_errors]
+         malformed_lines_named, baseline_verdicts, svg_plots, output_errors,
+         labels_key_series]
 
 
 def main():

@@ -301,6 +301,33 @@ static int utf8_decode(const unsigned char *s, unsigned int *cp)
 	return n;
 }
 
+/* @cp as ensure_ascii=True writes it in a string, into @tmp */
+static void escape_cp(unsigned int cp, char tmp[16])
+{
+	/* most characters stand for themselves */
+	if (cp >= 0x20 && cp < 0x7f && cp != '"' && cp != '\\') {
+		tmp[0] = cp;
+		tmp[1] = '\0';
+		return;
+	}
+	switch (cp) {
+	case '"': strcpy(tmp, "\\\""); break;
+	case '\\': strcpy(tmp, "\\\\"); break;
+	case '\n': strcpy(tmp, "\\n"); break;
+	case '\r': strcpy(tmp, "\\r"); break;
+	case '\t': strcpy(tmp, "\\t"); break;
+	case '\b': strcpy(tmp, "\\b"); break;
+	case '\f': strcpy(tmp, "\\f"); break;
+	default:
+		if (cp < 0x10000)
+			snprintf(tmp, 16, "\\u%04x", cp);
+		else
+			snprintf(tmp, 16, "\\u%04x\\u%04x",
+				 0xd800 + ((cp - 0x10000) >> 10),
+				 0xdc00 + ((cp - 0x10000) & 0x3ff));
+	}
+}
+
 bool py_json_escape(const char *s, char *buf, size_t len)
 {
 	const unsigned char *p = (const unsigned char *)s;
@@ -314,35 +341,31 @@ bool py_json_escape(const char *s, char *buf, size_t len)
 		if (!n)
 			return false;
 		p += n;
-		/* most characters stand for themselves */
-		if (cp >= 0x20 && cp < 0x7f && cp != '"' && cp != '\\') {
-			if (o + 2 > len)
-				return false;
-			buf[o++] = cp;
-			continue;
-		}
-		switch (cp) {
-		case '"': strcpy(tmp, "\\\""); break;
-		case '\\': strcpy(tmp, "\\\\"); break;
-		case '\n': strcpy(tmp, "\\n"); break;
-		case '\r': strcpy(tmp, "\\r"); break;
-		case '\t': strcpy(tmp, "\\t"); break;
-		case '\b': strcpy(tmp, "\\b"); break;
-		case '\f': strcpy(tmp, "\\f"); break;
-		default:
-			if (cp < 0x10000)
-				snprintf(tmp, sizeof(tmp), "\\u%04x", cp);
-			else
-				snprintf(tmp, sizeof(tmp), "\\u%04x\\u%04x",
-					 0xd800 + ((cp - 0x10000) >> 10),
-					 0xdc00 + ((cp - 0x10000) & 0x3ff));
-		}
+		escape_cp(cp, tmp);
 		if (o + strlen(tmp) + 1 > len)
 			return false;
 		strcpy(buf + o, tmp);
 		o += strlen(tmp);
 	}
 	buf[o] = '\0';
+	return true;
+}
+
+bool py_json_fputs(const char *s, FILE *f)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	while (*p) {
+		char tmp[16];
+		unsigned int cp;
+		int n = utf8_decode(p, &cp);
+
+		if (!n)
+			return false;
+		p += n;
+		escape_cp(cp, tmp);
+		fputs(tmp, f);
+	}
 	return true;
 }
 

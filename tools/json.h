@@ -52,6 +52,8 @@ bool py_decimal_repr(long long mant, int exp10, char *buf, size_t len);
 double py_round(double v, int ndigits);
 /* JSON string body of UTF-8 @s as ensure_ascii=True escapes it */
 bool py_json_escape(const char *s, char *buf, size_t len);
+/* the same, of any length, to @f; false when @s is not UTF-8 */
+bool py_json_fputs(const char *s, FILE *f);
 
 /*
  * Output that could not be written is an error, whichever way the program

@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ksft-perfmon-report: what the netdev CI computes from the KTAP metric
- * lines of a run, locally. A summary per test case, metric and host; with
- * --baseline, each metric's regression verdict against an earlier run;
- * with --svg, one plot per metric.
+ * lines of a run, locally. A summary per test case and series (a metric
+ * and all its labels); with --baseline, each series' regression verdict
+ * against an earlier run; with --svg, one plot per metric and labels but
+ * host.
  */
 
 #include <errno.h>
 #include <getopt.h>
+#include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,13 +32,15 @@ USAGE
 "\n"
 "Reads KTAP output (FILE, or stdin without it or for -) with metric lines\n"
 "at any nesting depth, applies each metric's policy (transform, then\n"
-"aggregation, then summarize) and prints a summary per test case, metric\n"
-"and host.\n"
+"aggregation, then summarize) and prints a summary per test case and\n"
+"series: a metric name with all its labels (host and any other key but\n"
+"name, shape, time and value).\n"
 "\n"
 "  -j, --json           one JSON object per line instead of a table\n"
 "  -b, --baseline FILE  compare with an earlier run by each metric's\n"
 "                       regression policy; exit 1 on a regression\n"
-"  -s, --svg DIR        write one plot per test case and metric into DIR\n"
+"  -s, --svg DIR        write one plot per test case, metric and labels\n"
+"                       but host into DIR\n"
 "  -h, --help           this text\n"
 "\n"
 "Exit status: 0, 1 when a metric regressed, 2 on a usage error, when\n"
@@ -116,7 +120,7 @@ static struct verdict_info judge(const struct rp_run *base,
 
 	if (!base || !p->regression || !compared(s, p, &vi.current))
 		return vi;
-	old = rp_series_find(case_find(base, c->name), s->metric, s->host);
+	old = rp_series_find(case_find(base, c->name), s->key);
 	if (!old || !compared(old, p, &vi.baseline)) {
 		vi.v = V_NO_BASELINE;
 		return vi;
@@ -162,15 +166,56 @@ static void print_column(const struct rp_points *pts, size_t col,
 	}
 }
 
+/* @v, a label's value, as json.dumps writes it */
+static void jw_label(struct jw *w, const json_t *v)
+{
+	if (json_is_string(v))
+		jw_str(w, json_string_value(v));
+	else if (json_is_integer(v))
+		jw_int(w, json_integer_value(v));
+	else if (json_is_real(v))
+		jw_double(w, json_real_value(v));
+	else if (json_is_boolean(v))
+		jw_bool(w, json_is_true(v));
+	else
+		jw_null(w);
+}
+
+/* the metric's name and its labels but host: name{key="value",key=1} */
+static char *series_name(const struct rp_series *s)
+{
+	size_t i, len;
+	struct jw w;
+	char *name;
+	FILE *f;
+
+	f = open_memstream(&name, &len);
+	if (!f)
+		abort();
+	fputs(s->metric, f);
+	for (i = 0; i < s->nr_labels; i++) {
+		fputs(i ? "," : "{", f);
+		py_json_fputs(s->labels[i].key, f);
+		fputc('=', f);
+		jw_init(&w, f);
+		jw_label(&w, s->labels[i].value);
+	}
+	if (s->nr_labels)
+		fputc('}', f);
+	fclose(f);
+	return name;
+}
+
 static void table_row(const struct rp_case *c, const struct rp_series *s,
 		      const struct verdict_info *vi)
 {
 	const struct rp_policy *p = policy_of(c, s);
+	char *name = series_name(s);
 	struct rp_points pts;
 	size_t col;
 
 	rp_process(s, p, &pts);
-	printf("  %-22s %-8s %-12s %6zu ", s->metric, *s->host ? s->host : "-",
+	printf("  %-22s %-8s %-12s %6zu ", name, *s->host ? s->host : "-",
 	       rp_stat_names[p->summarize], pts.nr);
 	for (col = 0; col < pts.width; col++) {
 		if (pts.width > 1)
@@ -190,6 +235,7 @@ static void table_row(const struct rp_case *c, const struct rp_series *s,
 		       vi->allowance, p->higher_is_better ? "higher" : "lower",
 		       verdict_names[vi->v]);
 	rp_points_free(&pts);
+	free(name);
 }
 
 static void json_summary(struct jw *w, const struct rp_points *pts,
@@ -219,6 +265,19 @@ static void json_summary(struct jw *w, const struct rp_points *pts,
 	jw_obj_end(w);
 }
 
+/* the labels but host as an object, sorted by key as json.dumps does */
+static void json_labels(struct jw *w, const struct rp_series *s)
+{
+	size_t i;
+
+	jw_obj_start(w);
+	for (i = 0; i < s->nr_labels; i++) {
+		jw_key(w, s->labels[i].key);
+		jw_label(w, s->labels[i].value);
+	}
+	jw_obj_end(w);
+}
+
 static void json_row(const struct rp_case *c, const struct rp_series *s,
 		     const struct verdict_info *vi)
 {
@@ -234,6 +293,10 @@ static void json_row(const struct rp_case *c, const struct rp_series *s,
 	jw_str(&w, c->name);
 	jw_key(&w, "host");
 	jw_str(&w, s->host);
+	if (s->nr_labels) {
+		jw_key(&w, "labels");
+		json_labels(&w, s);
+	}
 	jw_key(&w, "metric");
 	jw_str(&w, s->metric);
 	jw_key(&w, "n");
@@ -310,8 +373,8 @@ struct svg_range {
 	double t0, t1, lo, hi;
 };
 
-/* the series of @metric in @c, processed for display: no aggregation */
-static size_t svg_points(const struct rp_case *c, const char *metric,
+/* the series of @plot in @c, processed for display: no aggregation */
+static size_t svg_points(const struct rp_case *c, const char *plot,
 			 const struct rp_policy *p, struct rp_points *pts,
 			 const struct rp_series **ser, size_t max)
 {
@@ -320,7 +383,7 @@ static size_t svg_points(const struct rp_case *c, const char *metric,
 
 	shown.busy_cores = false;
 	for (i = 0; i < c->nr_ser && n < max; i++) {
-		if (strcmp(c->ser[i].metric, metric))
+		if (strcmp(c->ser[i].plot, plot))
 			continue;
 		rp_process(&c->ser[i], &shown, &pts[n]);
 		for (k = 0; k < pts[n].nr * pts[n].width; k++)
@@ -489,34 +552,64 @@ static void svg_heat(FILE *f, const struct rp_points *pts,
 	fputs("</text>\n", f);
 }
 
-/* hosts beyond the 16th of a metric are not drawn */
+/* @s as a file name: @s with each character outside SAFE_CHARS as _ */
+static void svg_name_part(FILE *f, const char *s)
+{
+	for (; *s; s++)
+		fputc(strchr(SAFE_CHARS, *s) ? *s : '_', f);
+}
+
+/* <case>-<metric>[,<key>=<value>...].svg: a string value as it is */
+static char *svg_file_name(size_t idx, const struct rp_series *s)
+{
+	const json_t *v;
+	size_t i, len;
+	struct jw w;
+	char *name;
+	FILE *f;
+
+	f = open_memstream(&name, &len);
+	if (!f)
+		abort();
+	fprintf(f, "%zu-", idx);
+	svg_name_part(f, s->metric);
+	for (i = 0; i < s->nr_labels; i++) {
+		v = s->labels[i].value;
+		fputc(',', f);
+		svg_name_part(f, s->labels[i].key);
+		fputc('=', f);
+		if (json_is_string(v)) {
+			svg_name_part(f, json_string_value(v));
+		} else {
+			jw_init(&w, f);	/* numbers, true, false, null */
+			jw_label(&w, v);
+		}
+	}
+	fputs(".svg", f);
+	fclose(f);
+	return name;
+}
+
+/* hosts beyond the 16th of a plot are not drawn */
 #define SVG_MAX_SERIES	16
 
+/* a plot of @first and the series of other hosts with its labels */
 static int svg_plot(const char *dir, size_t idx, const struct rp_case *c,
-		    const char *metric)
+		    const struct rp_series *first)
 {
 	const struct rp_series *ser[SVG_MAX_SERIES];
-	const struct rp_policy *p;
+	const struct rp_policy *p = policy_of(c, first);
 	struct rp_points pts[SVG_MAX_SERIES];
 	size_t n, i, height;
+	char *name, *title;
 	char path[4096];
-	bool per_cpu;
 	FILE *f;
 	int bad;
 
-	p = rp_policy_find(c, metric);
-	if (!p)
-		p = rp_policy_default();
-	for (i = 0; i < c->nr_ser; i++)
-		if (!strcmp(c->ser[i].metric, metric))
-			break;
-	per_cpu = c->ser[i].per_cpu;
-	n = svg_points(c, metric, p, pts, ser, SVG_MAX_SERIES);
-	snprintf(path, sizeof(path), "%s/%zu-%s.svg", dir, idx, metric);
-	/* a file name of the metric's name */
-	for (i = strlen(dir) + 1; path[i]; i++)
-		if (!strchr(SAFE_CHARS, path[i]))
-			path[i] = '_';
+	n = svg_points(c, first->plot, p, pts, ser, SVG_MAX_SERIES);
+	name = svg_file_name(idx, first);
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	free(name);
 	f = fopen(path, "w");
 	if (!f) {
 		fprintf(stderr, PROG ": %s: %s\n", path, strerror(errno));
@@ -525,7 +618,7 @@ static int svg_plot(const char *dir, size_t idx, const struct rp_case *c,
 		return -1;
 	}
 	height = SVG_TOP + SVG_PLOT_H + SVG_BOTTOM;
-	if (per_cpu) {
+	if (first->per_cpu) {
 		height = SVG_TOP;
 		for (i = 0; i < n; i++)
 			height += fmax(4, fmin(20, 240.0 / pts[i].width)) *
@@ -535,12 +628,14 @@ static int svg_plot(const char *dir, size_t idx, const struct rp_case *c,
 		SVG_W, height);
 	fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
 	fprintf(f, "<text x=\"%d\" y=\"16\" font-size=\"14\">", SVG_LEFT);
-	svg_text(f, metric);
+	title = series_name(first);
+	svg_text(f, title);
+	free(title);
 	fputs(" (", f);
 	svg_text(f, c->name);
 	fprintf(f, ")%s%s, time in s</text>\n", p->rate ? ", rate" : "",
 		p->scale != 1 ? ", scaled" : "");
-	if (per_cpu)
+	if (first->per_cpu)
 		svg_heat(f, pts, ser, n, p);
 	else
 		svg_scalar(f, pts, ser, n, p);
@@ -557,6 +652,7 @@ static int svg_plot(const char *dir, size_t idx, const struct rp_case *c,
 	return 0;
 }
 
+/* one plot per metric and labels but host */
 static int svg_case(const char *dir, size_t idx, const struct rp_case *c)
 {
 	size_t i, j;
@@ -564,9 +660,9 @@ static int svg_case(const char *dir, size_t idx, const struct rp_case *c)
 
 	for (i = 0; i < c->nr_ser; i++) {
 		for (j = 0; j < i; j++)
-			if (!strcmp(c->ser[j].metric, c->ser[i].metric))
+			if (!strcmp(c->ser[j].plot, c->ser[i].plot))
 				break;
-		if (j == i && svg_plot(dir, idx, c, c->ser[i].metric))
+		if (j == i && svg_plot(dir, idx, c, &c->ser[i]))
 			err = -1;
 	}
 	return err;

@@ -72,22 +72,35 @@ void rp_run_init(struct rp_run *run, const char *file)
 	run->file = file;
 }
 
+static void series_free(struct rp_series *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nr_obs; i++)
+		free(s->obs[i].v);
+	for (i = 0; i < s->nr_labels; i++) {
+		free(s->labels[i].key);
+		json_decref(s->labels[i].value);
+	}
+	free(s->obs);
+	free(s->labels);
+	free(s->metric);
+	free(s->host);
+	free(s->key);
+	free(s->plot);
+}
+
 static void case_free(struct rp_case *c)
 {
-	size_t i, j;
+	size_t i;
 
 	for (i = 0; i < c->nr_pol; i++) {
 		free(c->pol[i].name);
 		free(c->pol[i].label);
 		json_decref(c->pol[i].json);
 	}
-	for (i = 0; i < c->nr_ser; i++) {
-		for (j = 0; j < c->ser[i].nr_obs; j++)
-			free(c->ser[i].obs[j].v);
-		free(c->ser[i].obs);
-		free(c->ser[i].metric);
-		free(c->ser[i].host);
-	}
+	for (i = 0; i < c->nr_ser; i++)
+		series_free(&c->ser[i]);
 	free(c->pol);
 	free(c->ser);
 	free(c->name);
@@ -302,14 +315,12 @@ static bool policy_parse(struct rp_run *run, unsigned int line, json_t *j,
 	return true;
 }
 
-struct rp_series *rp_series_find(const struct rp_case *c, const char *metric,
-				 const char *host)
+struct rp_series *rp_series_find(const struct rp_case *c, const char *key)
 {
 	size_t i;
 
 	for (i = 0; c && i < c->nr_ser; i++)
-		if (!strcmp(c->ser[i].metric, metric) &&
-		    !strcmp(c->ser[i].host, host))
+		if (!strcmp(c->ser[i].key, key))
 			return &c->ser[i];
 	return NULL;
 }
@@ -349,14 +360,126 @@ static void read_policy(struct rp_run *run, unsigned int line, json_t *j)
 	json_decref(p.json);
 }
 
+/* the keys of an observation that are not labels */
+static bool format_key(const char *key)
+{
+	return !strcmp(key, "name") || !strcmp(key, "shape") ||
+	       !strcmp(key, "value") || !strcmp(key, "time");
+}
+
+/* every key other than the format's own is a label, with a scalar value */
+static bool obs_labels(struct rp_run *run, unsigned int line, json_t *j)
+{
+	const char *key;
+	json_t *v;
+
+	json_object_foreach(j, key, v) {
+		if (format_key(key))
+			continue;
+		if (!strcmp(key, "host") && !json_is_string(v)) {
+			refuse(run, line, "host: not a string");
+			return false;
+		}
+		if (json_is_object(v) || json_is_array(v)) {
+			refuse(run, line, "label \"%s\": not a string, number, boolean or null",
+			       key);
+			return false;
+		}
+	}
+	return true;
+}
+
+/* the name and the labels (but host, without @host) of @j as JSON text */
+static char *labels_text(json_t *j, bool host)
+{
+	json_t *ids = json_object(), *v;
+	const char *key;
+	char *text;
+
+	json_object_foreach(j, key, v)
+		if (!format_key(key) || !strcmp(key, "name"))
+			if (host || strcmp(key, "host"))
+				json_object_set(ids, key, v);
+	text = json_dumps(ids, JSON_COMPACT | JSON_SORT_KEYS);
+	json_decref(ids);
+	if (!text)
+		abort();
+	return text;
+}
+
+static int label_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct rp_label *)a)->key,
+		      ((const struct rp_label *)b)->key);
+}
+
+static void series_init(struct rp_series *s, json_t *j, char *key)
+{
+	const char *k;
+	json_t *v;
+
+	memset(s, 0, sizeof(*s));
+	s->metric = xstrdup(json_string_value(json_object_get(j, "name")));
+	k = json_string_value(json_object_get(j, "host"));
+	s->host = xstrdup(k ? k : "");
+	s->key = key;
+	s->plot = labels_text(j, false);
+	s->per_cpu = strcmp(json_string_value(json_object_get(j, "shape")),
+			    "scalar");
+	json_object_foreach(j, k, v) {
+		if (format_key(k) || !strcmp(k, "host"))
+			continue;
+		s->labels = xrealloc(s->labels, s->nr_labels + 1,
+				     sizeof(*s->labels));
+		s->labels[s->nr_labels].key = xstrdup(k);
+		s->labels[s->nr_labels++].value = json_incref(v);
+	}
+	qsort(s->labels, s->nr_labels, sizeof(*s->labels), label_cmp);
+}
+
+/* the values of @j's value into @o; false, with a message, when bad */
+static bool obs_values(struct rp_run *run, unsigned int line, json_t *j,
+		       struct rp_obs *o)
+{
+	const char *shape = json_string_value(json_object_get(j, "shape"));
+	json_t *val = json_object_get(j, "value"), *v;
+	size_t i;
+
+	if (!strcmp(shape, "scalar")) {
+		o->n = 1;
+		o->v = xrealloc(NULL, 1, sizeof(double));
+		if (!number(val, o->v)) {
+			refuse(run, line, "value: not a number");
+			free(o->v);
+			return false;
+		}
+		return true;
+	}
+	if (!json_is_array(val)) {
+		refuse(run, line, "value: not an array for shape per-cpu");
+		return false;
+	}
+	o->n = json_array_size(val);
+	o->v = xrealloc(NULL, o->n, sizeof(double));
+	json_array_foreach(val, i, v) {
+		if (json_is_null(v)) {
+			o->v[i] = NAN;
+		} else if (!number(v, &o->v[i])) {
+			refuse(run, line, "value[%zu]: not a number or null", i);
+			free(o->v);
+			return false;
+		}
+	}
+	return true;
+}
+
 static void read_obs(struct rp_run *run, unsigned int line, json_t *j)
 {
-	const char *metric, *shape, *host = "", *key;
+	const char *metric, *shape;
 	struct rp_case *c = &run->pending;
 	struct rp_series *s;
 	struct rp_obs o;
-	json_t *v, *val;
-	size_t i;
+	char *key;
 
 	metric = json_string_value(json_object_get(j, "name"));
 	shape = json_string_value(json_object_get(j, "shape"));
@@ -372,56 +495,23 @@ static void read_obs(struct rp_run *run, unsigned int line, json_t *j)
 		refuse(run, line, "time: not a number");
 		return;
 	}
-	json_object_foreach(j, key, v) {
-		if (!strcmp(key, "host")) {
-			host = json_string_value(v);
-			if (!host) {
-				refuse(run, line, "host: not a string");
-				return;
-			}
-		}
-	}
-	val = json_object_get(j, "value");
-	if (!strcmp(shape, "scalar")) {
-		o.n = 1;
-		o.v = xrealloc(NULL, 1, sizeof(double));
-		if (!number(val, o.v)) {
-			refuse(run, line, "value: not a number");
-			free(o.v);
-			return;
-		}
-	} else {
-		if (!json_is_array(val)) {
-			refuse(run, line, "value: not an array for shape per-cpu");
-			return;
-		}
-		o.n = json_array_size(val);
-		o.v = xrealloc(NULL, o.n, sizeof(double));
-		json_array_foreach(val, i, v) {
-			if (json_is_null(v)) {
-				o.v[i] = NAN;
-			} else if (!number(v, &o.v[i])) {
-				refuse(run, line, "value[%zu]: not a number or null",
-				       i);
-				free(o.v);
-				return;
-			}
-		}
-	}
-	s = rp_series_find(c, metric, host);
+	if (!obs_labels(run, line, j) || !obs_values(run, line, j, &o))
+		return;
+	key = labels_text(j, true);
+	s = rp_series_find(c, key);
 	if (s && s->per_cpu != !!strcmp(shape, "scalar")) {
 		refuse(run, line, "%s: shape %s, unlike its earlier observations",
 		       metric, shape);
 		free(o.v);
+		free(key);
 		return;
 	}
 	if (!s) {
 		c->ser = grow(c->ser, c->nr_ser, &c->cap_ser, sizeof(*c->ser));
 		s = &c->ser[c->nr_ser++];
-		memset(s, 0, sizeof(*s));
-		s->metric = xstrdup(metric);
-		s->host = xstrdup(host);
-		s->per_cpu = strcmp(shape, "scalar");
+		series_init(s, j, key);
+	} else {
+		free(key);
 	}
 	s->obs = grow(s->obs, s->nr_obs, &s->cap_obs, sizeof(*s->obs));
 	s->obs[s->nr_obs++] = o;

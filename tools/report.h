@@ -42,9 +42,19 @@ struct rp_obs {
 	size_t n;
 };
 
+/* a label of an observation other than host: a key and a JSON scalar */
+struct rp_label {
+	char *key;
+	void *value;		/* json_t: a string, number, bool or null */
+};
+
 struct rp_series {
 	char *metric;
 	char *host;		/* "" without a host label */
+	char *key;		/* name and all labels as JSON: its id */
+	char *plot;		/* the same but host: the plot it is in */
+	struct rp_label *labels;	/* the labels but host, sorted by key */
+	size_t nr_labels;
 	bool per_cpu;
 	struct rp_obs *obs;
 	size_t nr_obs, cap_obs;
@@ -81,9 +91,8 @@ void rp_read(struct rp_run *run, FILE *f);
 
 const struct rp_policy *rp_policy_find(const struct rp_case *c,
 				       const char *metric);
-/* the series of @metric and @host in @c (which may be NULL), or NULL */
-struct rp_series *rp_series_find(const struct rp_case *c, const char *metric,
-				 const char *host);
+/* the series whose rp_series.key is @key in @c (which may be NULL), or NULL */
+struct rp_series *rp_series_find(const struct rp_case *c, const char *key);
 /* default policy: summarize total, nothing else */
 const struct rp_policy *rp_policy_default(void);
 
