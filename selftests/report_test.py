@@ -438,6 +438,32 @@ def labels_key_series(t):
             f'exit {rc}: {err}')
 
 
+def mixed_shapes_refused(t):
+    """a metric is scalar or per-cpu in a case, whatever the host or
+    labels: a line of the other shape is refused, the rest is read"""
+    lines = [obs('m', 0.0, 1), obs('m', 1.0, 2),
+             obs('m', 0.0, [1.0, 2.0], 'remote'),
+             obs('m', 0.0, [3.0], dir='rx'),
+             obs('c', 0.0, [1.0], dir='rx'), obs('c', 0.0, 5, dir='tx'),
+             obs('c', 1.0, [2.0], dir='rx'), 'ok 1 mixed']
+    rc, _, err, rows = run(lines)
+    t.check(rc == 2, f'exit {rc}, want 2')
+    for n, shape, first in ((3, 'per-cpu', 1), (4, 'per-cpu', 1),
+                            (6, 'scalar', 5)):
+        t.check(f':{n}: ' in err and f'shape {shape}, unlike its earlier '
+                f'observations (line {first})' in err,
+                f'line {n} not refused: {err}')
+    got = sorted((r['metric'], r['host'], dumps(r.get('labels')),
+                  r['value']) for r in rows)
+    # a per-cpu series one CPU wide is summarized as a number
+    want = [('c', 'local', '{"dir":"rx"}', 3.0), ('m', 'local', 'null', 3.0)]
+    t.check(got == want, f'{got} != {want}')
+    with tempfile.TemporaryDirectory() as d:
+        run(lines, '--svg', d)
+        files = sorted(os.listdir(d))
+    t.check(files == ['1-c,dir=rx.svg', '1-m.svg'], f'{files}')
+
+
 NL = os.path.join(os.path.dirname(TOOL), 'ksft-perfmon-nl')
 
 
@@ -484,7 +510,7 @@ TESTS = [rate_over_counter_reset, busy_cores_with_rate,
          busy_cores_without_transform, percentiles_short_series,
          per_cpu_without_aggregation, cases_hosts_and_depth,
          malformed_lines_named, baseline_verdicts, svg_plots, output_errors,
-         labels_key_series]
+         labels_key_series, mixed_shapes_refused]
 
 
 def main():

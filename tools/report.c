@@ -101,6 +101,9 @@ static void case_free(struct rp_case *c)
 	}
 	for (i = 0; i < c->nr_ser; i++)
 		series_free(&c->ser[i]);
+	for (i = 0; i < c->nr_metrics; i++)
+		free(c->metrics[i].name);
+	free(c->metrics);
 	free(c->pol);
 	free(c->ser);
 	free(c->name);
@@ -325,14 +328,42 @@ struct rp_series *rp_series_find(const struct rp_case *c, const char *key)
 	return NULL;
 }
 
-static bool observed(const struct rp_case *c, const char *metric)
+static struct rp_metric *observed(const struct rp_case *c,
+				  const char *metric)
 {
 	size_t i;
 
-	for (i = 0; i < c->nr_ser; i++)
-		if (!strcmp(c->ser[i].metric, metric))
-			return true;
-	return false;
+	for (i = 0; i < c->nr_metrics; i++)
+		if (!strcmp(c->metrics[i].name, metric))
+			return &c->metrics[i];
+	return NULL;
+}
+
+/*
+ * All series of a metric in a case have one shape, whatever their hosts
+ * and labels: a plot or a comparison of a scalar with per-cpu arrays
+ * would mean nothing.
+ */
+static bool same_shape(struct rp_run *run, unsigned int line,
+		       const char *metric, bool per_cpu)
+{
+	struct rp_case *c = &run->pending;
+	struct rp_metric *m = observed(c, metric);
+
+	if (m && m->per_cpu != per_cpu) {
+		refuse(run, line, "%s: shape %s, unlike its earlier observations (line %u)",
+		       metric, per_cpu ? "per-cpu" : "scalar", m->line);
+		return false;
+	}
+	if (!m) {
+		c->metrics = grow(c->metrics, c->nr_metrics, &c->cap_metrics,
+				  sizeof(*c->metrics));
+		m = &c->metrics[c->nr_metrics++];
+		m->name = xstrdup(metric);
+		m->per_cpu = per_cpu;
+		m->line = line;
+	}
+	return true;
 }
 
 static void read_policy(struct rp_run *run, unsigned int line, json_t *j)
@@ -497,15 +528,12 @@ static void read_obs(struct rp_run *run, unsigned int line, json_t *j)
 	}
 	if (!obs_labels(run, line, j) || !obs_values(run, line, j, &o))
 		return;
-	key = labels_text(j, true);
-	s = rp_series_find(c, key);
-	if (s && s->per_cpu != !!strcmp(shape, "scalar")) {
-		refuse(run, line, "%s: shape %s, unlike its earlier observations",
-		       metric, shape);
+	if (!same_shape(run, line, metric, strcmp(shape, "scalar"))) {
 		free(o.v);
-		free(key);
 		return;
 	}
+	key = labels_text(j, true);
+	s = rp_series_find(c, key);
 	if (!s) {
 		c->ser = grow(c->ser, c->nr_ser, &c->cap_ser, sizeof(*c->ser));
 		s = &c->ser[c->nr_ser++];

@@ -60,11 +60,20 @@ struct rp_series {
 	size_t nr_obs, cap_obs;
 };
 
+/* a metric name observed in a case, in any series */
+struct rp_metric {
+	char *name;
+	bool per_cpu;		/* the shape of all its series */
+	unsigned int line;	/* of its first observation */
+};
+
 struct rp_case {
 	char *name;		/* from the result line after the metrics */
 	bool ok;
 	struct rp_policy *pol;
 	size_t nr_pol, cap_pol;
+	struct rp_metric *metrics;
+	size_t nr_metrics, cap_metrics;
 	struct rp_series *ser;
 	size_t nr_ser, cap_ser;
 };
