@@ -464,6 +464,46 @@ def mixed_shapes_refused(t):
     t.check(files == ['1-c,dir=rx.svg', '1-m.svg'], f'{files}')
 
 
+def many_names(t):
+    """40,000 metric names, label sets and test cases, each with its own
+    policy, value and baseline verdict (look-ups are hashed: this takes
+    a second where linear ones took minutes)"""
+    n = 40000
+    reg = dict(better='higher', compare='last', absolute_tolerance=0.5)
+
+    def ktap(shift):
+        lines = [policy(f'm{i}', summarize=('last', 'max')[i % 2],
+                        regression=reg) for i in range(n)]
+        lines += [obs(f'm{i}', 0.0, i + shift(i)) for i in range(n)]
+        lines += [obs(f'm{i}', 1.0, i) for i in range(n)]
+        lines += [obs('q', 0.0, i, queue=i) for i in range(n)]
+        lines += ['ok 1 many']
+        for i in range(n):
+            lines += [policy('x', regression=reg), obs('x', 0.0, i),
+                      obs('x', 1.0, i + shift(i)), f'ok {i + 2} c{i}']
+        return lines
+
+    rc, _, err, rows = run(ktap(lambda i: 0),
+                           baseline=ktap(lambda i: i % 3 - 1))
+    t.check(rc == 1, f'exit {rc}: {err[:200]}')
+    t.check(len(rows) == 3 * n, f'{len(rows)} rows')
+    verdicts = ['improved', 'unchanged', 'regressed']
+    m, q, x = {}, {}, {}
+    for r in rows:
+        if r['case'] == 'many' and r['metric'] == 'q':
+            q[r['labels']['queue']] = r['value']
+        elif r['case'] == 'many':
+            m[r['metric']] = (r['summarize'], r['value'],
+                              r['regression']['verdict'])
+        else:
+            x[r['case']] = (r['value'], r['regression']['verdict'])
+    bad = [i for i in range(n)
+           if m.get(f'm{i}') != (('last', 'max')[i % 2], i, 'unchanged') or
+           q.get(i) != i or
+           x.get(f'c{i}') != (2 * i, verdicts[i % 3])]
+    t.check(not bad, f'{len(bad)} wrong, the first: {bad[:1]}')
+
+
 NL = os.path.join(os.path.dirname(TOOL), 'ksft-perfmon-nl')
 
 
@@ -510,7 +550,7 @@ TESTS = [rate_over_counter_reset, busy_cores_with_rate,
          busy_cores_without_transform, percentiles_short_series,
          per_cpu_without_aggregation, cases_hosts_and_depth,
          malformed_lines_named, baseline_verdicts, svg_plots, output_errors,
-         labels_key_series, mixed_shapes_refused]
+         labels_key_series, mixed_shapes_refused, many_names]
 
 
 def main():

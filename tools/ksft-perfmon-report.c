@@ -85,17 +85,6 @@ static const struct rp_policy *policy_of(const struct rp_case *c,
 	return p ? p : rp_policy_default();
 }
 
-static const struct rp_case *case_find(const struct rp_run *run,
-				       const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < run->nr_cases; i++)
-		if (!strcmp(run->cases[i].name, name))
-			return &run->cases[i];
-	return NULL;
-}
-
 /* the scalar a regression policy compares: column 0 of an aggregate */
 static bool compared(const struct rp_series *s, const struct rp_policy *p,
 		     double *out)
@@ -120,7 +109,7 @@ static struct verdict_info judge(const struct rp_run *base,
 
 	if (!base || !p->regression || !compared(s, p, &vi.current))
 		return vi;
-	old = rp_series_find(case_find(base, c->name), s->key);
+	old = rp_series_find(rp_case_find(base, c->name), s->key);
 	if (!old || !compared(old, p, &vi.baseline)) {
 		vi.v = V_NO_BASELINE;
 		return vi;
@@ -373,8 +362,8 @@ struct svg_range {
 	double t0, t1, lo, hi;
 };
 
-/* the series of @plot in @c, processed for display: no aggregation */
-static size_t svg_points(const struct rp_case *c, const char *plot,
+/* the series of the plot of @first, processed for display: no aggregation */
+static size_t svg_points(const struct rp_case *c, size_t first,
 			 const struct rp_policy *p, struct rp_points *pts,
 			 const struct rp_series **ser, size_t max)
 {
@@ -382,9 +371,7 @@ static size_t svg_points(const struct rp_case *c, const char *plot,
 	size_t i, n = 0, k;
 
 	shown.busy_cores = false;
-	for (i = 0; i < c->nr_ser && n < max; i++) {
-		if (strcmp(c->ser[i].plot, plot))
-			continue;
+	for (i = first; i != RP_NONE && n < max; i = c->ser[i].plot_next) {
 		rp_process(&c->ser[i], &shown, &pts[n]);
 		for (k = 0; k < pts[n].nr * pts[n].width; k++)
 			pts[n].v[k] *= p->scale;
@@ -595,8 +582,9 @@ static char *svg_file_name(size_t idx, const struct rp_series *s)
 
 /* a plot of @first and the series of other hosts with its labels */
 static int svg_plot(const char *dir, size_t idx, const struct rp_case *c,
-		    const struct rp_series *first)
+		    size_t first_idx)
 {
+	const struct rp_series *first = &c->ser[first_idx];
 	const struct rp_series *ser[SVG_MAX_SERIES];
 	const struct rp_policy *p = policy_of(c, first);
 	struct rp_points pts[SVG_MAX_SERIES];
@@ -606,7 +594,7 @@ static int svg_plot(const char *dir, size_t idx, const struct rp_case *c,
 	FILE *f;
 	int bad;
 
-	n = svg_points(c, first->plot, p, pts, ser, SVG_MAX_SERIES);
+	n = svg_points(c, first_idx, p, pts, ser, SVG_MAX_SERIES);
 	name = svg_file_name(idx, first);
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	free(name);
@@ -655,16 +643,13 @@ static int svg_plot(const char *dir, size_t idx, const struct rp_case *c,
 /* one plot per metric and labels but host */
 static int svg_case(const char *dir, size_t idx, const struct rp_case *c)
 {
-	size_t i, j;
 	int err = 0;
+	size_t i;
 
-	for (i = 0; i < c->nr_ser; i++) {
-		for (j = 0; j < i; j++)
-			if (!strcmp(c->ser[j].plot, c->ser[i].plot))
-				break;
-		if (j == i && svg_plot(dir, idx, c, &c->ser[i]))
+	for (i = 0; i < c->nr_ser; i++)
+		if (rp_hash_get(&c->plot_idx, c->ser[i].plot) == i &&
+		    svg_plot(dir, idx, c, i))
 			err = -1;
-	}
 	return err;
 }
 

@@ -53,6 +53,68 @@ static void *grow(void *arr, size_t nr, size_t *cap, size_t size)
 	return xrealloc(arr, *cap, size);
 }
 
+/* FNV-1a */
+static size_t hash_str(const char *s)
+{
+	uint64_t h = 14695981039346656037ULL;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
+size_t rp_hash_get(const struct rp_hash *h, const char *key)
+{
+	size_t i;
+
+	if (!h->cap)
+		return RP_NONE;
+	for (i = hash_str(key) & (h->cap - 1); h->slot[i].key;
+	     i = (i + 1) & (h->cap - 1))
+		if (!strcmp(h->slot[i].key, key))
+			return h->slot[i].idx;
+	return RP_NONE;
+}
+
+static void hash_insert(struct rp_hash_slot *slot, size_t cap,
+			const char *key, size_t idx)
+{
+	size_t i = hash_str(key) & (cap - 1);
+
+	while (slot[i].key)
+		i = (i + 1) & (cap - 1);
+	slot[i].key = key;
+	slot[i].idx = idx;
+}
+
+void rp_hash_put(struct rp_hash *h, const char *key, size_t idx)
+{
+	struct rp_hash_slot *slot;
+	size_t cap, i;
+
+	if (2 * (h->nr + 1) > h->cap) {
+		cap = h->cap ? 2 * h->cap : 8;
+		slot = calloc(cap, sizeof(*slot));
+		if (!slot)
+			abort();
+		for (i = 0; i < h->cap; i++)
+			if (h->slot[i].key)
+				hash_insert(slot, cap, h->slot[i].key,
+					    h->slot[i].idx);
+		free(h->slot);
+		h->slot = slot;
+		h->cap = cap;
+	}
+	hash_insert(h->slot, h->cap, key, idx);
+	h->nr++;
+}
+
+void rp_hash_free(struct rp_hash *h)
+{
+	free(h->slot);
+	memset(h, 0, sizeof(*h));
+}
+
 static void __attribute__((format(printf, 3, 4)))
 refuse(struct rp_run *run, unsigned int line, const char *fmt, ...)
 {
@@ -104,6 +166,10 @@ static void case_free(struct rp_case *c)
 	for (i = 0; i < c->nr_metrics; i++)
 		free(c->metrics[i].name);
 	free(c->metrics);
+	rp_hash_free(&c->pol_idx);
+	rp_hash_free(&c->metric_idx);
+	rp_hash_free(&c->ser_idx);
+	rp_hash_free(&c->plot_idx);
 	free(c->pol);
 	free(c->ser);
 	free(c->name);
@@ -117,18 +183,16 @@ void rp_run_free(struct rp_run *run)
 	for (i = 0; i < run->nr_cases; i++)
 		case_free(&run->cases[i]);
 	case_free(&run->pending);
+	rp_hash_free(&run->case_idx);
 	free(run->cases);
 }
 
 const struct rp_policy *rp_policy_find(const struct rp_case *c,
 				       const char *metric)
 {
-	size_t i;
+	size_t i = rp_hash_get(&c->pol_idx, metric);
 
-	for (i = 0; i < c->nr_pol; i++)
-		if (!strcmp(c->pol[i].name, metric))
-			return &c->pol[i];
-	return NULL;
+	return i == RP_NONE ? NULL : &c->pol[i];
 }
 
 const struct rp_policy *rp_policy_default(void)
@@ -320,23 +384,25 @@ static bool policy_parse(struct rp_run *run, unsigned int line, json_t *j,
 
 struct rp_series *rp_series_find(const struct rp_case *c, const char *key)
 {
-	size_t i;
+	size_t i = c ? rp_hash_get(&c->ser_idx, key) : RP_NONE;
 
-	for (i = 0; c && i < c->nr_ser; i++)
-		if (!strcmp(c->ser[i].key, key))
-			return &c->ser[i];
-	return NULL;
+	return i == RP_NONE ? NULL : &c->ser[i];
+}
+
+const struct rp_case *rp_case_find(const struct rp_run *run,
+				   const char *name)
+{
+	size_t i = rp_hash_get(&run->case_idx, name);
+
+	return i == RP_NONE ? NULL : &run->cases[i];
 }
 
 static struct rp_metric *observed(const struct rp_case *c,
 				  const char *metric)
 {
-	size_t i;
+	size_t i = rp_hash_get(&c->metric_idx, metric);
 
-	for (i = 0; i < c->nr_metrics; i++)
-		if (!strcmp(c->metrics[i].name, metric))
-			return &c->metrics[i];
-	return NULL;
+	return i == RP_NONE ? NULL : &c->metrics[i];
 }
 
 /*
@@ -358,10 +424,11 @@ static bool same_shape(struct rp_run *run, unsigned int line,
 	if (!m) {
 		c->metrics = grow(c->metrics, c->nr_metrics, &c->cap_metrics,
 				  sizeof(*c->metrics));
-		m = &c->metrics[c->nr_metrics++];
+		m = &c->metrics[c->nr_metrics];
 		m->name = xstrdup(metric);
 		m->per_cpu = per_cpu;
 		m->line = line;
+		rp_hash_put(&c->metric_idx, m->name, c->nr_metrics++);
 	}
 	return true;
 }
@@ -383,7 +450,8 @@ static void read_policy(struct rp_run *run, unsigned int line, json_t *j)
 		       p.name);
 	} else if (!old) {
 		c->pol = grow(c->pol, c->nr_pol, &c->cap_pol, sizeof(*c->pol));
-		c->pol[c->nr_pol++] = p;
+		c->pol[c->nr_pol] = p;
+		rp_hash_put(&c->pol_idx, p.name, c->nr_pol++);
 		return;
 	}
 	free(p.name);
@@ -468,6 +536,28 @@ static void series_init(struct rp_series *s, json_t *j, char *key)
 	qsort(s->labels, s->nr_labels, sizeof(*s->labels), label_cmp);
 }
 
+/* a new series of @c for @j, and in the index of its key and its plot */
+static struct rp_series *series_add(struct rp_case *c, json_t *j, char *key)
+{
+	size_t idx = c->nr_ser, first;
+	struct rp_series *s;
+
+	c->ser = grow(c->ser, c->nr_ser, &c->cap_ser, sizeof(*c->ser));
+	s = &c->ser[c->nr_ser++];
+	series_init(s, j, key);
+	rp_hash_put(&c->ser_idx, s->key, idx);
+	s->plot_next = RP_NONE;
+	first = rp_hash_get(&c->plot_idx, s->plot);
+	if (first == RP_NONE) {
+		rp_hash_put(&c->plot_idx, s->plot, idx);
+		s->plot_last = idx;
+	} else {
+		c->ser[c->ser[first].plot_last].plot_next = idx;
+		c->ser[first].plot_last = idx;
+	}
+	return s;
+}
+
 /* the values of @j's value into @o; false, with a message, when bad */
 static bool obs_values(struct rp_run *run, unsigned int line, json_t *j,
 		       struct rp_obs *o)
@@ -534,13 +624,10 @@ static void read_obs(struct rp_run *run, unsigned int line, json_t *j)
 	}
 	key = labels_text(j, true);
 	s = rp_series_find(c, key);
-	if (!s) {
-		c->ser = grow(c->ser, c->nr_ser, &c->cap_ser, sizeof(*c->ser));
-		s = &c->ser[c->nr_ser++];
-		series_init(s, j, key);
-	} else {
+	if (!s)
+		s = series_add(c, j, key);
+	else
 		free(key);
-	}
 	s->obs = grow(s->obs, s->nr_obs, &s->cap_obs, sizeof(*s->obs));
 	s->obs[s->nr_obs++] = o;
 }
@@ -570,6 +657,23 @@ static char *result_line(const char *l, bool *ok)
 	return strndup(name, end - name);
 }
 
+/* the pending metrics as the case @name, which it takes */
+static void case_add(struct rp_run *run, char *name, bool ok)
+{
+	struct rp_case *c;
+
+	run->cases = grow(run->cases, run->nr_cases, &run->cap_cases,
+			  sizeof(*run->cases));
+	c = &run->cases[run->nr_cases];
+	*c = run->pending;
+	c->name = name;
+	c->ok = ok;
+	memset(&run->pending, 0, sizeof(run->pending));
+	if (rp_hash_get(&run->case_idx, name) == RP_NONE)
+		rp_hash_put(&run->case_idx, name, run->nr_cases);
+	run->nr_cases++;
+}
+
 static void read_line(struct rp_run *run, unsigned int line, char *l)
 {
 	const char *tag = NULL;
@@ -587,16 +691,10 @@ static void read_line(struct rp_run *run, unsigned int line, char *l)
 		tag = OBS_TAG;
 	if (!tag) {
 		name = result_line(l, &ok);
-		if (name && (run->pending.nr_pol || run->pending.nr_ser)) {
-			run->cases = grow(run->cases, run->nr_cases,
-					  &run->cap_cases, sizeof(*run->cases));
-			run->pending.name = name;
-			run->pending.ok = ok;
-			run->cases[run->nr_cases++] = run->pending;
-			memset(&run->pending, 0, sizeof(run->pending));
-		} else {
+		if (name && (run->pending.nr_pol || run->pending.nr_ser))
+			case_add(run, name, ok);
+		else
 			free(name);
-		}
 		return;
 	}
 
@@ -626,14 +724,8 @@ void rp_read(struct rp_run *run, FILE *f)
 		read_line(run, ++line, l);
 	free(l);
 	/* metrics with no result line after them: a case of their own */
-	if (run->pending.nr_pol || run->pending.nr_ser) {
-		run->cases = grow(run->cases, run->nr_cases, &run->cap_cases,
-				  sizeof(*run->cases));
-		run->pending.name = xstrdup("(no result line)");
-		run->pending.ok = false;
-		run->cases[run->nr_cases++] = run->pending;
-		memset(&run->pending, 0, sizeof(run->pending));
-	}
+	if (run->pending.nr_pol || run->pending.nr_ser)
+		case_add(run, xstrdup("(no result line)"), false);
 }
 
 static size_t series_width(const struct rp_series *s)

@@ -9,7 +9,25 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
+
+#define RP_NONE	SIZE_MAX	/* no index */
+
+/* an index of strings: open addressing, linear probing, half full at most */
+struct rp_hash {
+	struct rp_hash_slot {
+		const char *key;	/* owned by what idx stands for */
+		size_t idx;
+	} *slot;
+	size_t cap, nr;
+};
+
+/* the index that @key stands for in @h, or RP_NONE */
+size_t rp_hash_get(const struct rp_hash *h, const char *key);
+/* @key, which is not in @h, for @idx; @key must outlive @h */
+void rp_hash_put(struct rp_hash *h, const char *key, size_t idx);
+void rp_hash_free(struct rp_hash *h);
 
 enum rp_stat {
 	RP_LAST, RP_TOTAL, RP_P50, RP_P90, RP_P99, RP_MAX, RP_DISTRIBUTION,
@@ -58,6 +76,8 @@ struct rp_series {
 	bool per_cpu;
 	struct rp_obs *obs;
 	size_t nr_obs, cap_obs;
+	/* the next series of the same plot, and in its first, the last */
+	size_t plot_next, plot_last;
 };
 
 /* a metric name observed in a case, in any series */
@@ -76,12 +96,15 @@ struct rp_case {
 	size_t nr_metrics, cap_metrics;
 	struct rp_series *ser;
 	size_t nr_ser, cap_ser;
+	/* by name, key and plot (its first series) */
+	struct rp_hash pol_idx, metric_idx, ser_idx, plot_idx;
 };
 
 struct rp_run {
 	const char *file;	/* for messages */
 	struct rp_case *cases;
 	size_t nr_cases, cap_cases;
+	struct rp_hash case_idx;	/* the first case of a name */
 	struct rp_case pending;	/* metrics not yet followed by a result */
 	unsigned int errors;	/* lines refused, each with a message */
 };
@@ -102,6 +125,9 @@ const struct rp_policy *rp_policy_find(const struct rp_case *c,
 				       const char *metric);
 /* the series whose rp_series.key is @key in @c (which may be NULL), or NULL */
 struct rp_series *rp_series_find(const struct rp_case *c, const char *key);
+/* the first case named @name in @run, or NULL */
+const struct rp_case *rp_case_find(const struct rp_run *run,
+				   const char *name);
 /* default policy: summarize total, nothing else */
 const struct rp_policy *rp_policy_default(void);
 
