@@ -10,6 +10,7 @@ import json
 import math
 import os
 import random
+import resource
 import statistics
 import subprocess
 import sys
@@ -37,8 +38,13 @@ def obs(name, t, value, host='local', **labels):
                        host=host)))
 
 
-def run(lines, *args, baseline=None):
-    """(exit status, stdout, stderr, [JSON rows]) of the tool on @lines"""
+def run(lines, *args, baseline=None, max_mb=None):
+    """(exit status, stdout, stderr, [JSON rows]) of the tool on @lines,
+    with at most @max_mb of address space"""
+    def limit():
+        size = max_mb << 20
+        resource.setrlimit(resource.RLIMIT_AS, (size, size))
+
     with tempfile.TemporaryDirectory() as d:
         path = os.path.join(d, 'run.ktap')
         with open(path, 'w') as f:
@@ -49,7 +55,8 @@ def run(lines, *args, baseline=None):
                 f.write('\n'.join(baseline) + '\n')
             args = ('--baseline', base) + args
         p = subprocess.run([TOOL, '--json', *args, path], text=True,
-                           capture_output=True)
+                           capture_output=True,
+                           preexec_fn=limit if max_mb else None)
     rows = [json.loads(line) for line in p.stdout.splitlines()]
     return p.returncode, p.stdout, p.stderr, rows
 
@@ -504,6 +511,29 @@ def many_names(t):
     t.check(not bad, f'{len(bad)} wrong, the first: {bad[:1]}')
 
 
+def wide_arrays_bounded(t):
+    """memory in proportion to the values: one 50,001 CPUs wide array
+    among 2,000 of 4 CPUs in 128 MB of address space (not 2,001 * 50,001
+    doubles); one of 200,001 CPUs, more than RP_MAX_CPUS, refused"""
+    series = [(i * 1.0, [float((i * 7 + k) % 13) for k in range(4)])
+              for i in range(2000)]
+    series[1000] = (1000.0, [float(k % 11) for k in range(50001)])
+    want = [max(v[k] for _, v in series if k < len(v))
+            for k in range(50001)]
+    lines = [policy('u', summarize='max')]
+    lines += [obs('u', tm, v) for tm, v in series]
+    lines += [obs('u', 3000.0, [1.0] * 200001), 'ok 1 wide']
+    rc, _, err, rows = run(lines, max_mb=128)
+    t.check(rc == 2 and f':{len(lines) - 1}: value: 200001 CPUs, more '
+            'than the 65536 the report takes' in err,
+            f'exit {rc}: {err[:300]}')
+    r = row(rows, 'u')
+    if t.check(r is not None, f'no row: exit {rc}, {err[:300]}'):
+        t.check(r['n'] == 2000 and r['value'] == want,
+                f'n {r["n"]}, {len(r["value"])} values, the first '
+                f'{r["value"][:6]}, want {want[:6]}')
+
+
 NL = os.path.join(os.path.dirname(TOOL), 'ksft-perfmon-nl')
 
 
@@ -550,7 +580,8 @@ TESTS = [rate_over_counter_reset, busy_cores_with_rate,
          busy_cores_without_transform, percentiles_short_series,
          per_cpu_without_aggregation, cases_hosts_and_depth,
          malformed_lines_named, baseline_verdicts, svg_plots, output_errors,
-         labels_key_series, mixed_shapes_refused, many_names]
+         labels_key_series, mixed_shapes_refused, many_names,
+         wide_arrays_bounded]
 
 
 def main():

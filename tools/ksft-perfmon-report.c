@@ -368,13 +368,14 @@ static size_t svg_points(const struct rp_case *c, size_t first,
 			 const struct rp_series **ser, size_t max)
 {
 	struct rp_policy shown = *p;
-	size_t i, n = 0, k;
+	size_t i, n = 0, k, col;
 
 	shown.busy_cores = false;
 	for (i = first; i != RP_NONE && n < max; i = c->ser[i].plot_next) {
 		rp_process(&c->ser[i], &shown, &pts[n]);
-		for (k = 0; k < pts[n].nr * pts[n].width; k++)
-			pts[n].v[k] *= p->scale;
+		for (col = 0; col < pts[n].width; col++)
+			for (k = 0; k < pts[n].col[col].nr; k++)
+				pts[n].col[col].v[k] *= p->scale;
 		ser[n++] = &c->ser[i];
 	}
 	return n;
@@ -384,18 +385,20 @@ static struct svg_range svg_range(const struct rp_points *pts, size_t n,
 				  const struct rp_policy *p)
 {
 	struct svg_range r = { INFINITY, -INFINITY, INFINITY, -INFINITY };
-	size_t i, k;
+	const struct rp_col *c;
+	size_t i, k, col;
 
 	for (i = 0; i < n; i++) {
 		for (k = 0; k < pts[i].nr; k++) {
 			r.t0 = fmin(r.t0, pts[i].t[k]);
 			r.t1 = fmax(r.t1, pts[i].t[k]);
 		}
-		for (k = 0; k < pts[i].nr * pts[i].width; k++) {
-			if (isnan(pts[i].v[k]))
-				continue;
-			r.lo = fmin(r.lo, pts[i].v[k]);
-			r.hi = fmax(r.hi, pts[i].v[k]);
+		for (col = 0; col < pts[i].width; col++) {
+			c = &pts[i].col[col];
+			for (k = 0; k < c->nr; k++) {
+				r.lo = fmin(r.lo, c->v[k]);
+				r.hi = fmax(r.hi, c->v[k]);
+			}
 		}
 	}
 	if (p->has_min)
@@ -458,10 +461,11 @@ static void svg_scalar(FILE *f, const struct rp_points *pts,
 
 		fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"",
 			color);
-		for (k = 0; k < pts[i].nr; k++) {
-			double v = fmin(fmax(pts[i].v[k], r.lo), r.hi);
+		for (k = 0; k < pts[i].col[0].nr; k++) {
+			double v = fmin(fmax(pts[i].col[0].v[k], r.lo), r.hi);
+			double t = pts[i].t[pts[i].col[0].idx[k]];
 
-			fprintf(f, "%.1f,%.1f ", svg_x(&r, pts[i].t[k]),
+			fprintf(f, "%.1f,%.1f ", svg_x(&r, t),
 				SVG_TOP + SVG_PLOT_H -
 				(v - r.lo) / (r.hi - r.lo) * SVG_PLOT_H);
 		}
@@ -492,14 +496,32 @@ static void heat_color(double x, char *buf, size_t len)
 		 (int)(b * 255));
 }
 
+/* a cell per value of column @cpu, from the point before it */
+static void svg_cells(FILE *f, const struct rp_points *pts, size_t cpu,
+		      const struct svg_range *r, double y, double row)
+{
+	const struct rp_col *c = &pts->col[cpu];
+	double x0, v;
+	char color[8];
+	size_t j, k;
+
+	for (j = 0; j < c->nr; j++) {
+		k = c->idx[j];
+		v = c->v[j];
+		x0 = svg_x(r, k ? pts->t[k - 1] : r->t0);
+		heat_color((v - r->lo) / (r->hi - r->lo), color, sizeof(color));
+		fprintf(f, "<rect class=\"cell\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"/>\n",
+			x0, y, svg_x(r, pts->t[k]) - x0 + 0.5, row, color);
+	}
+}
+
 static void svg_heat(FILE *f, const struct rp_points *pts,
 		     const struct rp_series **ser, size_t n,
 		     const struct rp_policy *p)
 {
 	struct svg_range r = svg_range(pts, n, p);
 	double y0 = SVG_TOP;
-	char color[8];
-	size_t i, k, cpu;
+	size_t i, cpu;
 
 	for (i = 0; i < n; i++) {
 		double row = fmax(4, fmin(20, 240.0 / pts[i].width));
@@ -513,20 +535,7 @@ static void svg_heat(FILE *f, const struct rp_points *pts,
 		for (cpu = 0; cpu < pts[i].width; cpu++) {
 			fprintf(f, "<text x=\"%d\" y=\"%.1f\" font-size=\"9\" text-anchor=\"end\">%zu</text>\n",
 				SVG_LEFT - 4, y0 + row * (cpu + 1) - 1, cpu);
-			for (k = 0; k < pts[i].nr; k++) {
-				double v = pts[i].v[k * pts[i].width + cpu];
-				double x0 = svg_x(&r, k ? pts[i].t[k - 1] :
-						  r.t0);
-
-				if (isnan(v))
-					continue;
-				heat_color((v - r.lo) / (r.hi - r.lo), color,
-					   sizeof(color));
-				fprintf(f, "<rect class=\"cell\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"/>\n",
-					x0, y0 + row * cpu,
-					svg_x(&r, pts[i].t[k]) - x0 + 0.5,
-					row, color);
-			}
+			svg_cells(f, &pts[i], cpu, &r, y0 + row * cpu, row);
 		}
 		y0 += h + SVG_BOTTOM;
 	}

@@ -581,6 +581,11 @@ static bool obs_values(struct rp_run *run, unsigned int line, json_t *j,
 		return false;
 	}
 	o->n = json_array_size(val);
+	if (o->n > RP_MAX_CPUS) {
+		refuse(run, line, "value: %zu CPUs, more than the %u the report takes",
+		       o->n, RP_MAX_CPUS);
+		return false;
+	}
 	o->v = xrealloc(NULL, o->n, sizeof(double));
 	json_array_foreach(val, i, v) {
 		if (json_is_null(v)) {
@@ -743,51 +748,77 @@ static double obs_at(const struct rp_obs *o, size_t i)
 	return i < o->n ? o->v[i] : NAN;
 }
 
+static void col_add(struct rp_col *c, size_t idx, double v)
+{
+	if (c->nr == c->cap) {
+		c->cap = c->cap ? 2 * c->cap : 8;
+		c->v = xrealloc(c->v, c->cap, sizeof(*c->v));
+		c->idx = xrealloc(c->idx, c->cap, sizeof(*c->idx));
+	}
+	c->v[c->nr] = v;
+	c->idx[c->nr++] = idx;
+}
+
+/* the point of observation @i of @s into @out, if it gives one */
+static void process_obs(const struct rp_series *s, const struct rp_policy *p,
+			size_t i, bool aggregate, struct rp_points *out)
+{
+	const struct rp_obs *cur = &s->obs[i], *prev = &s->obs[i - !!p->rate];
+	double dt = cur->time - prev->time, sum = 0, x;
+	bool any = false;
+	size_t k;
+
+	if (p->rate && !(dt > 0))
+		return;		/* no rate over no time */
+	for (k = 0; k < cur->n; k++) {
+		x = cur->v[k];
+		if (p->rate) {
+			double before = obs_at(prev, k);
+
+			/* a counter decrease gives no rate */
+			x = x >= before ? (x - before) / dt : NAN;
+		}
+		if (isnan(x))
+			continue;
+		any = true;
+		if (aggregate)
+			sum += x;
+		else
+			col_add(&out->col[k], out->nr, x);
+	}
+	if (!any)
+		return;
+	if (aggregate)
+		col_add(&out->col[0], out->nr, p->rate ? sum : sum / 100);
+	out->t[out->nr++] = cur->time;
+}
+
 void rp_process(const struct rp_series *s, const struct rp_policy *p,
 		struct rp_points *out)
 {
-	size_t w = series_width(s), i, k, nr = 0;
 	bool aggregate = p->busy_cores && s->per_cpu;
+	size_t i;
 
-	out->width = aggregate ? 1 : w;
+	out->width = aggregate ? 1 : series_width(s);
+	out->col = calloc(out->width, sizeof(*out->col));
+	if (!out->col)
+		abort();
 	out->t = xrealloc(NULL, s->nr_obs, sizeof(double));
-	out->v = xrealloc(NULL, s->nr_obs * out->width, sizeof(double));
-	for (i = p->rate ? 1 : 0; i < s->nr_obs; i++) {
-		const struct rp_obs *cur = &s->obs[i], *prev = &s->obs[i - !!p->rate];
-		double dt = cur->time - prev->time, sum = 0, x;
-		bool any = false;
-
-		if (p->rate && !(dt > 0))
-			continue;	/* no rate over no time */
-		for (k = 0; k < w; k++) {
-			x = obs_at(cur, k);
-			if (p->rate) {
-				double before = obs_at(prev, k);
-
-				/* a counter decrease gives no rate */
-				x = x >= before ? (x - before) / dt : NAN;
-			}
-			if (!aggregate) {
-				out->v[nr * w + k] = x;
-				any |= !isnan(x);
-			} else if (!isnan(x)) {
-				sum += x;
-				any = true;
-			}
-		}
-		if (!any)
-			continue;
-		if (aggregate)
-			out->v[nr] = p->rate ? sum : sum / 100;
-		out->t[nr++] = cur->time;
-	}
-	out->nr = nr;
+	out->nr = 0;
+	for (i = p->rate ? 1 : 0; i < s->nr_obs; i++)
+		process_obs(s, p, i, aggregate, out);
 }
 
 void rp_points_free(struct rp_points *pts)
 {
+	size_t i;
+
+	for (i = 0; i < pts->width; i++) {
+		free(pts->col[i].v);
+		free(pts->col[i].idx);
+	}
+	free(pts->col);
 	free(pts->t);
-	free(pts->v);
 }
 
 double rp_percentile(const double *sorted, size_t n, double p)
@@ -810,16 +841,13 @@ static int cmp_double(const void *a, const void *b)
 bool rp_stat(const struct rp_points *pts, size_t col, enum rp_stat stat,
 	     double *out)
 {
-	double *x = xrealloc(NULL, pts->nr, sizeof(double));
-	size_t i, n = 0;
+	size_t i, n = pts->col[col].nr;
+	double *x;
 
-	for (i = 0; i < pts->nr; i++)
-		if (!isnan(pts->v[i * pts->width + col]))
-			x[n++] = pts->v[i * pts->width + col];
-	if (!n) {
-		free(x);
+	if (!n)
 		return false;
-	}
+	x = xrealloc(NULL, n, sizeof(double));
+	memcpy(x, pts->col[col].v, n * sizeof(double));
 	switch (stat) {
 	case RP_LAST:
 		*out = x[n - 1];

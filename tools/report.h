@@ -109,10 +109,27 @@ struct rp_run {
 	unsigned int errors;	/* lines refused, each with a message */
 };
 
-/* a series after its policy's transform and aggregation */
+/*
+ * The widest per-cpu array read: Linux's NR_CPUS is at most 8192 (x86_64
+ * with MAXSMP, powerpc), so this leaves room to grow while a row of the
+ * table or of --json stays of a sane width.
+ */
+#define RP_MAX_CPUS	65536
+
+/* the values of one column of points, only those that exist */
+struct rp_col {
+	double *v;
+	size_t *idx;		/* the point of each value */
+	size_t nr, cap;
+};
+
+/*
+ * A series after its policy's transform and aggregation: memory in
+ * proportion to the values, not to the points times the widest array.
+ */
 struct rp_points {
-	double *t;
-	double *v;		/* nr * width values, NAN where none */
+	double *t;		/* the time of each point */
+	struct rp_col *col;	/* width columns */
 	size_t nr, width;	/* width 1 once aggregated or for a scalar */
 };
 
