@@ -534,6 +534,33 @@ def wide_arrays_bounded(t):
                 f'{r["value"][:6]}, want {want[:6]}')
 
 
+def json_true_values(t):
+    """--json writes names and labels of any length, and no row, but a
+    message and exit 2, for a summary JSON cannot hold (a total beyond
+    the largest double is inf, not null)"""
+    name, key = 'n.' * 1000 + 'é\u0001"', 'k' * 300
+    lines = [obs(name, 0.0, 1, **{key: 'v' * 3000}), obs(name, 1.0, 2,
+             **{key: 'v' * 3000}),
+             policy('big', summarize='distribution'),
+             obs('big', 0.0, 1e308), obs('big', 1.0, 1e308),
+             policy('sum', summarize='total'),
+             obs('sum', 0.0, 1e308), obs('sum', 1.0, 1e308),
+             'ok 1 ' + 'c' * 2000]
+    rc, _, err, rows = run(lines)
+    t.check(rc == 2, f'exit {rc}, want 2')
+    r = row(rows, name, labels={key: 'v' * 3000})
+    t.check(r is not None and r['value'] == 3 and r['case'] == 'c' * 2000,
+            f'the long names: {[(x["metric"][:9], x["case"][:9]) for x in rows]}')
+    r = row(rows, 'big')
+    t.check(r is not None and r['value'] == {'max': 1e308, 'p50': 1e308,
+                                             'p90': 1e308, 'p99': 1e308},
+            f'big: {r}')
+    t.check(row(rows, 'sum') is None, f'a row of an infinite total: {rows}')
+    msg = ('series {"host":"local","name":"sum"}: total is not finite, '
+           'which JSON cannot hold; row not written')
+    t.check(len(err.splitlines()) == 1 and msg in err, f'{err!r}')
+
+
 NL = os.path.join(os.path.dirname(TOOL), 'ksft-perfmon-nl')
 
 
@@ -581,7 +608,7 @@ TESTS = [rate_over_counter_reset, busy_cores_with_rate,
          per_cpu_without_aggregation, cases_hosts_and_depth,
          malformed_lines_named, baseline_verdicts, svg_plots, output_errors,
          labels_key_series, mixed_shapes_refused, many_names,
-         wide_arrays_bounded]
+         wide_arrays_bounded, json_true_values]
 
 
 def main():

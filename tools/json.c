@@ -454,7 +454,6 @@ void jw_arr_end(struct jw *w)
 void jw_key(struct jw *w, const char *key)
 {
 	const char **prev = &w->prev_key[w->depth];
-	char esc[256];
 
 	/* sort_keys=True: keys out of order are a bug of the caller */
 	if (*prev && strcmp(*prev, key) >= 0)
@@ -462,22 +461,21 @@ void jw_key(struct jw *w, const char *key)
 	*prev = key;
 
 	jw_member_prefix(w);
-	if (!py_json_escape(key, esc, sizeof(esc)))
+	fputc('"', w->f);
+	if (!py_json_fputs(key, w->f))
 		w->error = true;
-	fprintf(w->f, w->indent ? "\"%s\": " : "\"%s\":", esc);
+	fputs(w->indent ? "\": " : "\":", w->f);
 	w->after_key = true;
 }
 
+/* any length: a string cut short or left out would be a wrong value */
 void jw_str(struct jw *w, const char *s)
 {
-	char esc[1024];
-
 	jw_value_prefix(w);
-	if (!py_json_escape(s, esc, sizeof(esc))) {
+	fputc('"', w->f);
+	if (!py_json_fputs(s, w->f))
 		w->error = true;
-		esc[0] = '\0';
-	}
-	fprintf(w->f, "\"%s\"", esc);
+	fputc('"', w->f);
 }
 
 void jw_double(struct jw *w, double v)

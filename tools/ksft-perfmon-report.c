@@ -44,8 +44,9 @@ USAGE
 "  -h, --help           this text\n"
 "\n"
 "Exit status: 0, 1 when a metric regressed, 2 on a usage error, when\n"
-"input lines were refused (each named on stderr; the rest is processed)\n"
-"or when the output or a plot could not be written.\n";
+"input lines were refused (each named on stderr; the rest is processed),\n"
+"when a --json row would not be true (an infinite value) or when the\n"
+"output or a plot could not be written.\n";
 
 enum verdict { V_NONE, V_NO_BASELINE, V_IMPROVED, V_UNCHANGED, V_REGRESSED };
 
@@ -227,29 +228,46 @@ static void table_row(const struct rp_case *c, const struct rp_series *s,
 	free(name);
 }
 
+/*
+ * @v, or the first non-finite one's name into *@bad: JSON has no NaN or
+ * infinity, and null would say there is no value.
+ */
+static void json_num(struct jw *w, double v, const char *name,
+		     const char **bad)
+{
+	if (!isfinite(v) && !*bad)
+		*bad = name;
+	jw_double(w, v);
+}
+
+static void json_stat(struct jw *w, const struct rp_points *pts, size_t col,
+		      enum rp_stat stat, const char **bad)
+{
+	double v;
+
+	if (rp_stat(pts, col, stat, &v))
+		json_num(w, v, rp_stat_names[stat], bad);
+	else
+		jw_null(w);
+}
+
 static void json_summary(struct jw *w, const struct rp_points *pts,
-			 size_t col, enum rp_stat sum)
+			 size_t col, enum rp_stat sum, const char **bad)
 {
 	static const enum rp_stat sorted_dist[] = {
 		RP_MAX, RP_P50, RP_P90, RP_P99
 	};
-	double v;
 	size_t i;
 
 	if (sum != RP_DISTRIBUTION || pts->nr == 1) {
-		if (rp_stat(pts, col, sum == RP_DISTRIBUTION ? RP_LAST : sum, &v))
-			jw_double(w, v);
-		else
-			jw_null(w);
+		json_stat(w, pts, col, sum == RP_DISTRIBUTION ? RP_LAST : sum,
+			  bad);
 		return;
 	}
 	jw_obj_start(w);
 	for (i = 0; i < 4; i++) {
 		jw_key(w, rp_stat_names[sorted_dist[i]]);
-		if (rp_stat(pts, col, sorted_dist[i], &v))
-			jw_double(w, v);
-		else
-			jw_null(w);
+		json_stat(w, pts, col, sorted_dist[i], bad);
 	}
 	jw_obj_end(w);
 }
@@ -267,64 +285,101 @@ static void json_labels(struct jw *w, const struct rp_series *s)
 	jw_obj_end(w);
 }
 
-static void json_row(const struct rp_case *c, const struct rp_series *s,
-		     const struct verdict_info *vi)
+static void json_regression(struct jw *w, const struct rp_policy *p,
+			    const struct verdict_info *vi, const char **bad)
+{
+	jw_obj_start(w);
+	if (vi->v != V_NO_BASELINE) {
+		jw_key(w, "allowance");
+		json_num(w, vi->allowance, "the allowance", bad);
+		jw_key(w, "baseline");
+		json_num(w, vi->baseline, "the baseline", bad);
+	}
+	jw_key(w, "better");
+	jw_str(w, p->higher_is_better ? "higher" : "lower");
+	jw_key(w, "compare");
+	jw_str(w, rp_stat_names[p->compare]);
+	jw_key(w, "current");
+	json_num(w, vi->current, "the current value", bad);
+	jw_key(w, "verdict");
+	jw_str(w, verdict_names[vi->v]);
+	jw_obj_end(w);
+}
+
+static void json_series(struct jw *w, const struct rp_case *c,
+			const struct rp_series *s,
+			const struct verdict_info *vi, const char **bad)
 {
 	const struct rp_policy *p = policy_of(c, s);
 	struct rp_points pts;
-	struct jw w;
 	size_t col;
 
 	rp_process(s, p, &pts);
-	jw_init(&w, stdout);
-	jw_obj_start(&w);
-	jw_key(&w, "case");
-	jw_str(&w, c->name);
-	jw_key(&w, "host");
-	jw_str(&w, s->host);
+	jw_obj_start(w);
+	jw_key(w, "case");
+	jw_str(w, c->name);
+	jw_key(w, "host");
+	jw_str(w, s->host);
 	if (s->nr_labels) {
-		jw_key(&w, "labels");
-		json_labels(&w, s);
+		jw_key(w, "labels");
+		json_labels(w, s);
 	}
-	jw_key(&w, "metric");
-	jw_str(&w, s->metric);
-	jw_key(&w, "n");
-	jw_uint(&w, pts.nr);
+	jw_key(w, "metric");
+	jw_str(w, s->metric);
+	jw_key(w, "n");
+	jw_uint(w, pts.nr);
 	if (vi->v != V_NONE) {
-		jw_key(&w, "regression");
-		jw_obj_start(&w);
-		if (vi->v != V_NO_BASELINE) {
-			jw_key(&w, "allowance");
-			jw_double(&w, vi->allowance);
-			jw_key(&w, "baseline");
-			jw_double(&w, vi->baseline);
-		}
-		jw_key(&w, "better");
-		jw_str(&w, p->higher_is_better ? "higher" : "lower");
-		jw_key(&w, "compare");
-		jw_str(&w, rp_stat_names[p->compare]);
-		jw_key(&w, "current");
-		jw_double(&w, vi->current);
-		jw_key(&w, "verdict");
-		jw_str(&w, verdict_names[vi->v]);
-		jw_obj_end(&w);
+		jw_key(w, "regression");
+		json_regression(w, p, vi, bad);
 	}
-	jw_key(&w, "result");
-	jw_str(&w, c->ok ? "ok" : "not ok");
-	jw_key(&w, "summarize");
-	jw_str(&w, rp_stat_names[p->summarize]);
-	jw_key(&w, "value");
+	jw_key(w, "result");
+	jw_str(w, c->ok ? "ok" : "not ok");
+	jw_key(w, "summarize");
+	jw_str(w, rp_stat_names[p->summarize]);
+	jw_key(w, "value");
 	if (pts.width == 1) {
-		json_summary(&w, &pts, 0, p->summarize);
+		json_summary(w, &pts, 0, p->summarize, bad);
 	} else {
-		jw_arr_start(&w);
+		jw_arr_start(w);
 		for (col = 0; col < pts.width; col++)
-			json_summary(&w, &pts, col, p->summarize);
-		jw_arr_end(&w);
+			json_summary(w, &pts, col, p->summarize, bad);
+		jw_arr_end(w);
 	}
-	jw_obj_end(&w);
-	putchar('\n');
+	jw_obj_end(w);
 	rp_points_free(&pts);
+}
+
+/*
+ * A row of --json, or when it would not be the truth (a value JSON cannot
+ * hold, a name that is not UTF-8), none and a message: false.
+ */
+static bool json_row(const struct rp_run *run, const struct rp_case *c,
+		     const struct rp_series *s, const struct verdict_info *vi)
+{
+	const char *bad = NULL;
+	struct jw w;
+	size_t len;
+	char *row;
+	FILE *f;
+
+	f = open_memstream(&row, &len);
+	if (!f)
+		abort();
+	jw_init(&w, f);
+	json_series(&w, c, s, vi, &bad);
+	fclose(f);
+	if (!w.error)
+		printf("%s\n", row);
+	free(row);
+	if (!w.error)
+		return true;
+	/* one line: the case escaped, the series as its JSON key */
+	fprintf(stderr, PROG ": %s: case \"", run->file);
+	py_json_fputs(c->name, stderr);
+	fprintf(stderr, "\", series %s: %s%s; row not written\n", s->key,
+		bad ? bad : "a string is not UTF-8",
+		bad ? " is not finite, which JSON cannot hold" : "");
+	return false;
 }
 
 /* ---- plots ------------------------------------------------------------ */
@@ -674,6 +729,7 @@ int main(int argc, char **argv)
 	const char *baseline = NULL, *svg = NULL;
 	struct rp_run run, base;
 	bool json = false, regressed = false, svg_failed = false;
+	bool json_failed = false;
 	size_t i, j;
 	int c;
 
@@ -727,7 +783,7 @@ int main(int argc, char **argv)
 				   policy_of(tc, s));
 			regressed |= vi.v == V_REGRESSED;
 			if (json)
-				json_row(tc, s, &vi);
+				json_failed |= !json_row(&run, tc, s, &vi);
 			else
 				table_row(tc, s, &vi);
 		}
@@ -736,7 +792,8 @@ int main(int argc, char **argv)
 	}
 	if (!run.nr_cases && !json)
 		printf("no metric lines\n");
-	c = run.errors || (baseline && base.errors) || svg_failed ?
+	c = run.errors || (baseline && base.errors) || svg_failed ||
+	    json_failed ?
 	    EXIT_INPUT : regressed ? EXIT_REGRESSED : 0;
 	if (run.errors || (baseline && base.errors))
 		fprintf(stderr, PROG ": %u lines refused\n",
