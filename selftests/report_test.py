@@ -421,9 +421,10 @@ def labels_key_series(t):
                            capture_output=True)
         table = p.stdout
         files = sorted(os.listdir(d))
+    # queue=3 and queue="3" would share a name: the later gets its number
     want_files = ['1-bytes,dir=rx.svg', '1-bytes,dir=tx.svg',
-                  '1-q,busy=true,hw=null,queue=0.5.svg', '1-q,queue=3.svg',
-                  'run.ktap']
+                  '1-q,busy=true,hw=null,queue=0.5.svg', '1-q,queue=3-4.svg',
+                  '1-q,queue=3.svg', 'run.ktap']
     t.check(files == want_files, f'{files} != {want_files}')
     for name in ('bytes{dir="rx"}', 'bytes{dir="tx"}', 'q{queue=3}',
                  'q{queue="3"}', 'q{busy=true,hw=null,queue=0.5}'):
@@ -561,6 +562,70 @@ def json_true_values(t):
     t.check(len(err.splitlines()) == 1 and msg in err, f'{err!r}')
 
 
+def svg_names_and_text(t):
+    """a plot per file however names collide once made safe, text that
+    XML allows whatever the names hold, and a DIR of 4095 bytes"""
+    ctl = 'c\u0001\t\u001f<&\ufffe\uffff"'
+    lines = [obs('a/b', 0.0, 1), obs('a_b', 0.0, 2), obs('a_b-2', 0.0, 3),
+             obs('m' + ctl, 0.0, [1.0, 2.0], ctl, lab=ctl),
+             obs('m' + ctl, 1.0, [2.0, 4.0], ctl, lab=ctl), 'ok 1 x' + ctl]
+    safe = ''.join(chr(b) if chr(b).isalnum() and b < 0x80 else '_'
+                   for b in ctl.encode())
+    names = {'1-a_b.svg': 'a/b', '1-a_b-2.svg': 'a_b', '1-a_b-2-3.svg': 'a_b-2',
+             f'1-m{safe},lab={safe}.svg': None}
+    plots = {}
+    with tempfile.TemporaryDirectory() as d:
+        rc, _, err, _ = run(lines, '--svg', d)
+        t.check(rc == 0, f'exit {rc}: {err}')
+        files = sorted(os.listdir(d))
+        t.check(len(files) == 4, f'{files}')
+        for name in files:
+            try:
+                plots[name] = ET.parse(os.path.join(d, name)).getroot()
+            except ET.ParseError as e:
+                t.check(False, f'{name}: {e}')
+    t.check(sorted(plots) == sorted(names), f'{sorted(plots)}')
+    ns = '{http://www.w3.org/2000/svg}'
+    for name, metric in names.items():
+        if name in plots and metric:
+            title = plots[name].find(f'{ns}text').text
+            t.check(title == f'{metric} (x{esc(ctl)}), time in s',
+                    f'{name}: {title!r}')
+    lab = plots.get(f'1-m{safe},lab={safe}.svg')
+    if lab is not None:
+        title = lab.find(f'{ns}text').text
+        want = f'm{esc(ctl)}{{lab={dumps(ctl)}}} (x{esc(ctl)}), time in s'
+        t.check(title == want, f'{title!r} != {want!r}')
+    # 4095 bytes, as PATH_MAX allows: the plots are written in it
+    with tempfile.TemporaryDirectory() as d:
+        long_dir = '/'.join(['d' * 254] * 17)[:4095]
+        fd = os.open(d, os.O_RDONLY)
+        for part in long_dir.split('/')[:-1]:   # the tool makes the last
+            os.mkdir(part, dir_fd=fd)
+            fd, old = os.open(part, os.O_RDONLY, dir_fd=fd), fd
+            os.close(old)
+        with open(os.path.join(d, 'run.ktap'), 'w') as f:
+            f.write('\n'.join(lines) + '\n')
+        p = subprocess.run([TOOL, '--svg', long_dir, 'run.ktap'], cwd=d,
+                           capture_output=True, text=True)
+        t.check(p.returncode == 0, f'exit {p.returncode}: {p.stderr[-300:]}')
+        try:
+            last = os.open(os.path.basename(long_dir), os.O_RDONLY, dir_fd=fd)
+            got = sorted(os.listdir(last))
+            os.close(last)
+        except OSError as e:
+            got = str(e)
+        os.close(fd)
+        t.check(got == sorted(names), f'{len(long_dir)} bytes: {got}')
+
+
+def esc(s):
+    """@s as the plots write it: C0 controls, U+FFFE and U+FFFF as JSON
+    escapes, the rest as it is"""
+    return ''.join(f'\\u{ord(c):04x}' if ord(c) < 0x20 or
+                   ord(c) in (0xfffe, 0xffff) else c for c in s)
+
+
 NL = os.path.join(os.path.dirname(TOOL), 'ksft-perfmon-nl')
 
 
@@ -608,7 +673,7 @@ TESTS = [rate_over_counter_reset, busy_cores_with_rate,
          per_cpu_without_aggregation, cases_hosts_and_depth,
          malformed_lines_named, baseline_verdicts, svg_plots, output_errors,
          labels_key_series, mixed_shapes_refused, many_names,
-         wide_arrays_bounded, json_true_values]
+         wide_arrays_bounded, json_true_values, svg_names_and_text]
 
 
 def main():

@@ -268,8 +268,7 @@ double py_round(double v, int ndigits)
 	return v;
 }
 
-/* Decode one UTF-8 sequence; returns its length, 0 when invalid. */
-static int utf8_decode(const unsigned char *s, unsigned int *cp)
+int utf8_decode(const unsigned char *s, unsigned int *cp)
 {
 	int n, i;
 

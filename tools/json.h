@@ -50,6 +50,8 @@ bool py_float_repr(double v, char *buf, size_t len);
 bool py_decimal_repr(long long mant, int exp10, char *buf, size_t len);
 /* Python's round(v, ndigits) for 0 <= ndigits <= 17 */
 double py_round(double v, int ndigits);
+/* Decode one UTF-8 sequence; returns its length, 0 when invalid. */
+int utf8_decode(const unsigned char *s, unsigned int *cp);
 /* JSON string body of UTF-8 @s as ensure_ascii=True escapes it */
 bool py_json_escape(const char *s, char *buf, size_t len);
 /* the same, of any length, to @f; false when @s is not UTF-8 */

@@ -8,12 +8,14 @@
  */
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "json.h"
 #include "report.h"
@@ -397,19 +399,32 @@ static const char *const host_colors[] = {
 	"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b",
 };
 
+/*
+ * @s as XML 1.0 text. XML has no C0 control but tab, newline and carriage
+ * return, nor U+FFFE and U+FFFF, not even as character references: those
+ * are written as the text \uXXXX, as JSON escapes them, and a byte that
+ * is not UTF-8 (a case name can be anything) as \xNN.
+ */
 static void svg_text(FILE *f, const char *s)
 {
 	static const char *const escaped[] = {
 		['<'] = "&lt;", ['>'] = "&gt;", ['&'] = "&amp;", ['"'] = "&quot;",
 	};
-	unsigned char c;
+	const unsigned char *p = (const unsigned char *)s;
+	unsigned int cp;
+	int n;
 
-	for (; *s; s++) {
-		c = *s;
-		if (c < ARRAY_SIZE(escaped) && escaped[c])
-			fputs(escaped[c], f);
+	while (*p) {
+		n = utf8_decode(p, &cp);
+		if (!n)
+			fprintf(f, "\\x%02x", *p++);
+		else if (cp < 0x20 || cp == 0xfffe || cp == 0xffff)
+			fprintf(f, "\\u%04x", cp);
+		else if (cp < ARRAY_SIZE(escaped) && escaped[cp])
+			fputs(escaped[cp], f);
 		else
-			fputc(c, f);
+			fwrite(p, 1, n, f);
+		p += n;
 	}
 }
 
@@ -644,32 +659,14 @@ static char *svg_file_name(size_t idx, const struct rp_series *s)
 /* hosts beyond the 16th of a plot are not drawn */
 #define SVG_MAX_SERIES	16
 
-/* a plot of @first and the series of other hosts with its labels */
-static int svg_plot(const char *dir, size_t idx, const struct rp_case *c,
-		    size_t first_idx)
+static void svg_write(FILE *f, const struct rp_case *c,
+		      const struct rp_series *first, const struct rp_policy *p,
+		      const struct rp_points *pts,
+		      const struct rp_series **ser, size_t n)
 {
-	const struct rp_series *first = &c->ser[first_idx];
-	const struct rp_series *ser[SVG_MAX_SERIES];
-	const struct rp_policy *p = policy_of(c, first);
-	struct rp_points pts[SVG_MAX_SERIES];
-	size_t n, i, height;
-	char *name, *title;
-	char path[4096];
-	FILE *f;
-	int bad;
+	size_t height = SVG_TOP + SVG_PLOT_H + SVG_BOTTOM, i;
+	char *title;
 
-	n = svg_points(c, first_idx, p, pts, ser, SVG_MAX_SERIES);
-	name = svg_file_name(idx, first);
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	free(name);
-	f = fopen(path, "w");
-	if (!f) {
-		fprintf(stderr, PROG ": %s: %s\n", path, strerror(errno));
-		for (i = 0; i < n; i++)
-			rp_points_free(&pts[i]);
-		return -1;
-	}
-	height = SVG_TOP + SVG_PLOT_H + SVG_BOTTOM;
 	if (first->per_cpu) {
 		height = SVG_TOP;
 		for (i = 0; i < n; i++)
@@ -692,28 +689,109 @@ static int svg_plot(const char *dir, size_t idx, const struct rp_case *c,
 	else
 		svg_scalar(f, pts, ser, n, p);
 	fputs("</svg>\n", f);
+}
+
+/* a plot of the series @first_idx and those of other hosts and its labels */
+static int svg_plot(int dirfd, const char *dir, const char *name,
+		    const struct rp_case *c, size_t first_idx)
+{
+	const struct rp_series *first = &c->ser[first_idx];
+	const struct rp_policy *p = policy_of(c, first);
+	const struct rp_series *ser[SVG_MAX_SERIES];
+	struct rp_points pts[SVG_MAX_SERIES];
+	size_t n, i;
+	FILE *f = NULL;
+	int fd, bad;
+
+	fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+		    0644);
+	if (fd >= 0)
+		f = fdopen(fd, "w");
+	if (!f) {
+		fprintf(stderr, PROG ": %s/%s: %s\n", dir, name,
+			strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	n = svg_points(c, first_idx, p, pts, ser, SVG_MAX_SERIES);
+	svg_write(f, c, first, p, pts, ser, n);
 	for (i = 0; i < n; i++)
 		rp_points_free(&pts[i]);
 	/* fclose() reports its own flush, not a write that failed before */
 	bad = ferror(f);
 	if (fclose(f) || bad) {
-		fprintf(stderr, PROG ": %s: %s\n", path,
+		fprintf(stderr, PROG ": %s/%s: %s\n", dir, name,
 			bad ? "a write failed" : strerror(errno));
 		return -1;
 	}
 	return 0;
 }
 
-/* one plot per metric and labels but host */
-static int svg_case(const char *dir, size_t idx, const struct rp_case *c)
+/* @base, a name that ends in .svg, with -@nr and -@more if above 1 */
+static char *svg_alt_name(const char *base, size_t nr, size_t more)
 {
-	int err = 0;
-	size_t i;
+	char *name;
+	size_t len;
+	FILE *f;
 
-	for (i = 0; i < c->nr_ser; i++)
-		if (rp_hash_get(&c->plot_idx, c->ser[i].plot) == i &&
-		    svg_plot(dir, idx, c, i))
+	f = open_memstream(&name, &len);
+	if (!f)
+		abort();
+	fprintf(f, "%.*s-%zu", (int)(strlen(base) - strlen(".svg")), base,
+		nr);
+	if (more > 1)
+		fprintf(f, "-%zu", more);
+	fputs(".svg", f);
+	fclose(f);
+	return name;
+}
+
+/*
+ * @name, or when a plot of the case has it already (names that differ
+ * only where SAFE_CHARS replaced a character), with -@nr, the series'
+ * number in the case, and if need be -2, -3... before .svg.
+ */
+static char *svg_unique(struct rp_hash *used, char *name, size_t nr)
+{
+	char *base = name;
+	size_t more;
+
+	for (more = 1; rp_hash_get(used, name) != RP_NONE; more++) {
+		if (name != base)
+			free(name);
+		name = svg_alt_name(base, nr, more);
+	}
+	if (name != base)
+		free(base);
+	rp_hash_put(used, name, nr);
+	return name;
+}
+
+/* one plot per metric and labels but host, each in a file of its own */
+static int svg_case(int dirfd, const char *dir, size_t idx,
+		    const struct rp_case *c)
+{
+	struct rp_hash used = { 0 };
+	char **names;
+	size_t i, nr = 0;
+	int err = 0;
+
+	names = calloc(c->nr_ser, sizeof(*names));
+	if (!names)
+		abort();
+	for (i = 0; i < c->nr_ser; i++) {
+		if (rp_hash_get(&c->plot_idx, c->ser[i].plot) != i)
+			continue;
+		names[nr] = svg_unique(&used, svg_file_name(idx, &c->ser[i]),
+				       i + 1);
+		if (svg_plot(dirfd, dir, names[nr++], c, i))
 			err = -1;
+	}
+	rp_hash_free(&used);
+	for (i = 0; i < nr; i++)
+		free(names[i]);
+	free(names);
 	return err;
 }
 
@@ -730,6 +808,7 @@ int main(int argc, char **argv)
 	struct rp_run run, base;
 	bool json = false, regressed = false, svg_failed = false;
 	bool json_failed = false;
+	int svg_fd;
 	size_t i, j;
 	int c;
 
@@ -761,6 +840,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, PROG ": %s: %s\n", svg, strerror(errno));
 		return EXIT_INPUT;
 	}
+	/* plots are opened in it: no path is longer than DIR itself */
+	svg_fd = svg ? open(svg, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+	if (svg && svg_fd < 0) {
+		fprintf(stderr, PROG ": %s: %s\n", svg, strerror(errno));
+		return EXIT_INPUT;
+	}
 	if (baseline && !read_file(&base, baseline))
 		return EXIT_INPUT;
 	if (!read_file(&run, optind < argc ? argv[optind] : NULL))
@@ -787,7 +872,7 @@ int main(int argc, char **argv)
 			else
 				table_row(tc, s, &vi);
 		}
-		if (svg && svg_case(svg, i + 1, tc))
+		if (svg && svg_case(svg_fd, svg, i + 1, tc))
 			svg_failed = true;
 	}
 	if (!run.nr_cases && !json)
