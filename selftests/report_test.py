@@ -562,6 +562,35 @@ def json_true_values(t):
     t.check(len(err.splitlines()) == 1 and msg in err, f'{err!r}')
 
 
+def per_cpu_regression_not_judged(t):
+    """a regression policy on a per-cpu series without aggregation has no
+    number to compare: the verdict says so, in --json and the table"""
+    reg = dict(better='lower', compare='max', absolute_tolerance=1)
+    lines = [policy('u', regression=reg, summarize='max'),
+             policy('a', regression=reg, summarize='max',
+                    aggregation='busy-core-equivalents'),
+             obs('u', 0.0, [50.0, 60.0]), obs('u', 1.0, [70.0]),
+             obs('a', 0.0, [50.0, 60.0]), 'ok 1 c']
+    rc, _, err, rows = run(lines, baseline=lines)
+    t.check(rc == 0, f'exit {rc}: {err}')
+    r, a = row(rows, 'u'), row(rows, 'a')
+    t.check(r is not None and r.get('regression') ==
+            {'better': 'lower', 'compare': 'max',
+             'verdict': 'not judged (per-cpu without aggregation)'},
+            f'{r}')
+    t.check(a is not None and a.get('regression', {}).get('verdict') ==
+            'unchanged' and a['regression']['current'] == 1.1, f'{a}')
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, 'run.ktap')
+        with open(path, 'w') as f:
+            f.write('\n'.join(lines) + '\n')
+        p = subprocess.run([TOOL, '--baseline', path, path], text=True,
+                           capture_output=True)
+    want = ('    max (lower is better): not judged (per-cpu without '
+            'aggregation)\n')
+    t.check(want in p.stdout, f'{p.stdout}')
+
+
 def svg_names_and_text(t):
     """a plot per file however names collide once made safe, text that
     XML allows whatever the names hold, and a DIR of 4095 bytes"""
@@ -673,7 +702,8 @@ TESTS = [rate_over_counter_reset, busy_cores_with_rate,
          per_cpu_without_aggregation, cases_hosts_and_depth,
          malformed_lines_named, baseline_verdicts, svg_plots, output_errors,
          labels_key_series, mixed_shapes_refused, many_names,
-         wide_arrays_bounded, json_true_values, svg_names_and_text]
+         wide_arrays_bounded, json_true_values, svg_names_and_text,
+         per_cpu_regression_not_judged]
 
 
 def main():

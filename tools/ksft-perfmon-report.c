@@ -50,11 +50,15 @@ USAGE
 "when a --json row would not be true (an infinite value) or when the\n"
 "output or a plot could not be written.\n";
 
-enum verdict { V_NONE, V_NO_BASELINE, V_IMPROVED, V_UNCHANGED, V_REGRESSED };
+enum verdict {
+	V_NONE, V_NO_BASELINE, V_IMPROVED, V_UNCHANGED, V_REGRESSED,
+	V_PER_CPU,	/* nothing to compare: per-cpu without aggregation */
+};
 
 static const char *const verdict_names[] = {
 	[V_NO_BASELINE] = "no baseline", [V_IMPROVED] = "improved",
 	[V_UNCHANGED] = "unchanged", [V_REGRESSED] = "regressed",
+	[V_PER_CPU] = "not judged (per-cpu without aggregation)",
 };
 
 struct verdict_info {
@@ -110,7 +114,14 @@ static struct verdict_info judge(const struct rp_run *base,
 	const struct rp_series *old;
 	double diff;
 
-	if (!base || !p->regression || !compared(s, p, &vi.current))
+	if (!base || !p->regression)
+		return vi;
+	/* an array is no number to compare, whatever its width */
+	if (s->per_cpu && !p->busy_cores) {
+		vi.v = V_PER_CPU;
+		return vi;
+	}
+	if (!compared(s, p, &vi.current))
 		return vi;
 	old = rp_series_find(rp_case_find(base, c->name), s->key);
 	if (!old || !compared(old, p, &vi.baseline)) {
@@ -215,10 +226,10 @@ static void table_row(const struct rp_case *c, const struct rp_series *s,
 		print_column(&pts, col, p->summarize);
 	}
 	putchar('\n');
-	if (vi->v == V_NO_BASELINE)
-		printf("    %s %s: no baseline\n", rp_stat_names[p->compare],
+	if (vi->v == V_NO_BASELINE || vi->v == V_PER_CPU)
+		printf("    %s %s: %s\n", rp_stat_names[p->compare],
 		       p->higher_is_better ? "(higher is better)" :
-		       "(lower is better)");
+		       "(lower is better)", verdict_names[vi->v]);
 	else if (vi->v != V_NONE)
 		printf("    %s %.6g against %.6g (%+.2f%%, allowed %.6g, %s is better): %s\n",
 		       rp_stat_names[p->compare], vi->current, vi->baseline,
@@ -291,7 +302,7 @@ static void json_regression(struct jw *w, const struct rp_policy *p,
 			    const struct verdict_info *vi, const char **bad)
 {
 	jw_obj_start(w);
-	if (vi->v != V_NO_BASELINE) {
+	if (vi->v != V_NO_BASELINE && vi->v != V_PER_CPU) {
 		jw_key(w, "allowance");
 		json_num(w, vi->allowance, "the allowance", bad);
 		jw_key(w, "baseline");
@@ -301,8 +312,10 @@ static void json_regression(struct jw *w, const struct rp_policy *p,
 	jw_str(w, p->higher_is_better ? "higher" : "lower");
 	jw_key(w, "compare");
 	jw_str(w, rp_stat_names[p->compare]);
-	jw_key(w, "current");
-	json_num(w, vi->current, "the current value", bad);
+	if (vi->v != V_PER_CPU) {
+		jw_key(w, "current");
+		json_num(w, vi->current, "the current value", bad);
+	}
 	jw_key(w, "verdict");
 	jw_str(w, verdict_names[vi->v]);
 	jw_obj_end(w);
