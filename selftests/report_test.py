@@ -591,6 +591,35 @@ def per_cpu_regression_not_judged(t):
     t.check(want in p.stdout, f'{p.stdout}')
 
 
+def parser_deviations(t):
+    """where jansson reads otherwise than json.loads, as the man page
+    says: these lines are refused, and 0 and 0.0 are not equal"""
+    ok = obs('m', 0.0, 2 ** 63 - 1)
+    refused = [
+        (ok.replace('}', '}\0garbage'), 'a NUL byte in the line'),
+        (ok.replace(str(2 ** 63 - 1), str(2 ** 63)), 'too big integer'),
+        (ok.replace('{', '{"time":1,'), 'duplicate object key'),
+        (ok.replace(str(2 ** 63 - 1), '1e400'), 'real number overflow'),
+        (obs('m\0', 0.0, 1), '\\u0000 is not allowed'),
+        (obs('m\ud800', 0.0, 1), "invalid Unicode '\\uD800'"),
+        (policy('p', display_range={'min': 0.0}), 'conflicts with line 1'),
+    ]
+    lines = [policy('p', display_range={'min': 0})]
+    lines += [line for line, _ in refused] + [ok, 'ok 1 c']
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, 'run.ktap')
+        with open(path, 'w', errors='surrogatepass') as f:
+            f.write('\n'.join(lines) + '\n')
+        p = subprocess.run([TOOL, '--json', path], capture_output=True)
+    err = p.stderr.decode()
+    t.check(p.returncode == 2, f'exit {p.returncode}')
+    for n, (_, why) in enumerate(refused, 2):
+        t.check(f':{n}: ' in err and why in err.split(f':{n}: ')[1]
+                .split('\n')[0], f'line {n} not refused for {why}: {err}')
+    rows = [json.loads(line) for line in p.stdout.splitlines()]
+    t.check(rows and rows[0]['value'] == 2.0 ** 63, f'{rows}')
+
+
 def svg_names_and_text(t):
     """a plot per file however names collide once made safe, text that
     XML allows whatever the names hold, and a DIR of 4095 bytes"""
@@ -703,7 +732,7 @@ TESTS = [rate_over_counter_reset, busy_cores_with_rate,
          malformed_lines_named, baseline_verdicts, svg_plots, output_errors,
          labels_key_series, mixed_shapes_refused, many_names,
          wide_arrays_bounded, json_true_values, svg_names_and_text,
-         per_cpu_regression_not_judged]
+         per_cpu_regression_not_judged, parser_deviations]
 
 
 def main():

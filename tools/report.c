@@ -679,14 +679,18 @@ static void case_add(struct rp_run *run, char *name, bool ok)
 	run->nr_cases++;
 }
 
-static void read_line(struct rp_run *run, unsigned int line, char *l)
+static void read_line(struct rp_run *run, unsigned int line, char *l,
+		      size_t len)
 {
 	const char *tag = NULL;
 	json_error_t err;
+	bool ok, nul;
 	json_t *j;
 	char *name;
-	bool ok;
 
+	while (len && (l[len - 1] == '\n' || l[len - 1] == '\r'))
+		len--;
+	nul = memchr(l, '\0', len);
 	l[strcspn(l, "\r\n")] = '\0';
 	while (!strncmp(l, "# ", 2))
 		l += 2;
@@ -703,6 +707,11 @@ static void read_line(struct rp_run *run, unsigned int line, char *l)
 		return;
 	}
 
+	/* json.loads() refuses a NUL; jansson would not see what follows it */
+	if (nul) {
+		refuse(run, line, "a NUL byte in the line");
+		return;
+	}
 	/* NaN and Infinity are not JSON: jansson refuses them too */
 	j = json_loads(l + strlen(tag), JSON_REJECT_DUPLICATES, &err);
 	if (!j) {
@@ -724,9 +733,10 @@ void rp_read(struct rp_run *run, FILE *f)
 	unsigned int line = 0;
 	size_t cap = 0;
 	char *l = NULL;
+	ssize_t len;
 
-	while (getline(&l, &cap, f) >= 0)
-		read_line(run, ++line, l);
+	while ((len = getline(&l, &cap, f)) >= 0)
+		read_line(run, ++line, l, len);
 	free(l);
 	/* metrics with no result line after them: a case of their own */
 	if (run->pending.nr_pol || run->pending.nr_ser)
