@@ -591,6 +591,43 @@ def per_cpu_regression_not_judged(t):
     t.check(want in p.stdout, f'{p.stdout}')
 
 
+def numpy_percentile(xs, p):
+    """numpy.percentile(xs, p) as numpy computes it (method 'linear' and
+    its _lerp(), from the nearer end), to the bit; checked against numpy
+    1.24.2 on 60,000 percentiles"""
+    xs = sorted(xs)
+    rank = p / 100 * (len(xs) - 1)
+    lo = math.floor(rank)
+    if lo + 1 >= len(xs):
+        return xs[-1]
+    g, a, b = rank - lo, xs[lo], xs[lo + 1]
+    return b - (b - a) * (1 - g) if g >= 0.5 else a + (b - a) * g
+
+
+def percentiles_as_numpy(t):
+    """p50, p90 and p99 are numpy's to the bit (the man page says so)"""
+    rnd = random.Random(SEED + 5)
+    lines, series = [], []
+    for i in range(300):
+        xs = [rnd.choice([rnd.uniform(-1e3, 1e3), rnd.uniform(0, 1),
+                          float(rnd.randrange(-5, 5)),
+                          rnd.uniform(-1, 1) * 10 ** rnd.randrange(-5, 10)])
+              for _ in range(rnd.randrange(2, 40))]
+        series.append(xs)
+        lines.append(policy(f's{i}', summarize='distribution'))
+        lines += [obs(f's{i}', float(k), x) for k, x in enumerate(xs)]
+    rc, _, err, rows = run(lines + ['ok 1 pct'])
+    t.check(rc == 0, f'exit {rc}: {err}')
+    bad = []
+    for i, xs in enumerate(series):
+        r = row(rows, f's{i}')
+        want = {f'p{p}': numpy_percentile(xs, p) for p in (50, 90, 99)}
+        got = {k: r['value'][k] for k in want} if r else None
+        if got != want:
+            bad.append((i, got, want))
+    t.check(not bad, f'{len(bad)} of 300 differ, the first {bad[:1]}')
+
+
 def parser_deviations(t):
     """where jansson reads otherwise than json.loads, as the man page
     says: these lines are refused, and 0 and 0.0 are not equal"""
@@ -732,7 +769,8 @@ TESTS = [rate_over_counter_reset, busy_cores_with_rate,
          malformed_lines_named, baseline_verdicts, svg_plots, output_errors,
          labels_key_series, mixed_shapes_refused, many_names,
          wide_arrays_bounded, json_true_values, svg_names_and_text,
-         per_cpu_regression_not_judged, parser_deviations]
+         per_cpu_regression_not_judged, percentiles_as_numpy,
+         parser_deviations]
 
 
 def main():

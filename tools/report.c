@@ -833,12 +833,15 @@ void rp_points_free(struct rp_points *pts)
 
 double rp_percentile(const double *sorted, size_t n, double p)
 {
-	double rank = p / 100 * (n - 1);
+	double rank = p / 100 * (n - 1), t, d;
 	size_t lo = (size_t)rank;
 
 	if (lo + 1 >= n)
 		return sorted[n - 1];
-	return sorted[lo] + (sorted[lo + 1] - sorted[lo]) * (rank - lo);
+	/* numpy's _lerp(), from the nearer end: the same double as numpy */
+	t = rank - lo;
+	d = sorted[lo + 1] - sorted[lo];
+	return t >= 0.5 ? sorted[lo + 1] - d * (1 - t) : sorted[lo] + d * t;
 }
 
 static int cmp_double(const void *a, const void *b)
