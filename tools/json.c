@@ -355,10 +355,18 @@ bool py_json_fputs(const char *s, FILE *f)
 	const unsigned char *p = (const unsigned char *)s;
 
 	while (*p) {
+		const unsigned char *run = p;
 		char tmp[16];
 		unsigned int cp;
-		int n = utf8_decode(p, &cp);
+		int n;
 
+		/* a run of characters that stand for themselves, at once */
+		while (*p >= 0x20 && *p < 0x7f && *p != '"' && *p != '\\')
+			p++;
+		fwrite(run, 1, p - run, f);
+		if (!*p)
+			break;
+		n = utf8_decode(p, &cp);
 		if (!n)
 			return false;
 		p += n;
