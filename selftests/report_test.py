@@ -562,6 +562,38 @@ def json_true_values(t):
     t.check(len(err.splitlines()) == 1 and msg in err, f'{err!r}')
 
 
+def names_at_the_edges(t):
+    """"host": "" is no host, one series as ever; a plot of a name over a
+    file name's 255 bytes is written; a case that is not UTF-8 is named in
+    a message, its bytes as \\xNN"""
+    lines = ['# ktap-metric-json: ' +
+             dumps(dict(name='m', shape='scalar', time=0.0, value=1)),
+             '# ktap-metric-json: ' +
+             dumps(dict(name='m', shape='scalar', time=1.0, value=2,
+                        host='')), 'ok 1 c']
+    rc, _, err, rows = run(lines)
+    t.check(rc == 0 and [(r['host'], r['value']) for r in rows] == [('', 3)],
+            f'exit {rc}, {rows}, {err}')
+
+    lines = [obs('m' * 300, 0.0, 1), obs('m' * 300, 1.0, 2),
+             obs('m' * 300, 2.0, 3, q='3'), 'ok 1 c']
+    with tempfile.TemporaryDirectory() as d:
+        rc, _, err, _ = run(lines, '--svg', d)
+        names = sorted(os.listdir(d))
+    t.check(rc == 0 and len(names) == 2 and
+            all(len(n) <= 255 and n.endswith('.svg') for n in names),
+            f'exit {rc}, {err}, {names}')
+
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, 'run.ktap')
+        with open(path, 'wb') as f:
+            f.write(obs('sum', 0.0, 1e308).encode() + b'\n' +
+                    obs('sum', 1.0, 1e308).encode() + b'\nok 1 \xff"b\n')
+        p = subprocess.run([TOOL, '--json', path], capture_output=True)
+    t.check(p.returncode == 2 and b'case "\\xff\\x22b"' in p.stderr,
+            f'exit {p.returncode}, {p.stderr!r}')
+
+
 def per_cpu_regression_not_judged(t):
     """a regression policy on a per-cpu series without aggregation has no
     number to compare: the verdict says so, in --json and the table"""
@@ -770,7 +802,7 @@ TESTS = [rate_over_counter_reset, busy_cores_with_rate,
          labels_key_series, mixed_shapes_refused, many_names,
          wide_arrays_bounded, json_true_values, svg_names_and_text,
          per_cpu_regression_not_judged, percentiles_as_numpy,
-         parser_deviations]
+         parser_deviations, names_at_the_edges]
 
 
 def main():

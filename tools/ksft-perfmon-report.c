@@ -365,6 +365,29 @@ static void json_series(struct jw *w, const struct rp_case *c,
 }
 
 /*
+ * @s in a one-line message: as JSON escapes it, or, where it is not
+ * UTF-8, every byte outside printable ASCII as \xNN
+ */
+static void message_str(FILE *f, const char *s)
+{
+	const unsigned char *p;
+	unsigned int cp;
+	int n = 1;
+
+	for (p = (const unsigned char *)s; *p && n; p += n)
+		n = utf8_decode(p, &cp);
+	if (n) {
+		py_json_fputs(s, f);
+		return;
+	}
+	for (p = (const unsigned char *)s; *p; p++)
+		if (*p >= 0x20 && *p < 0x7f && *p != '"' && *p != '\\')
+			fputc(*p, f);
+		else
+			fprintf(f, "\\x%02x", *p);
+}
+
+/*
  * A row of --json, or when it would not be the truth (a value JSON cannot
  * hold, a name that is not UTF-8), none and a message: false.
  */
@@ -390,7 +413,7 @@ static bool json_row(const struct rp_run *run, const struct rp_case *c,
 		return true;
 	/* one line: the case escaped, the series as its JSON key */
 	fprintf(stderr, PROG ": %s: case \"", run->file);
-	py_json_fputs(c->name, stderr);
+	message_str(stderr, c->name);
 	fprintf(stderr, "\", series %s: %s%s; row not written\n", s->key,
 		bad ? bad : "a string is not UTF-8",
 		bad ? " is not finite, which JSON cannot hold" : "");
@@ -638,7 +661,13 @@ static void svg_name_part(FILE *f, const char *s)
 		fputc(strchr(SAFE_CHARS, *s) ? *s : '_', f);
 }
 
-/* <case>-<metric>[,<key>=<value>...].svg: a string value as it is */
+/* room for "-<series>-<more>.svg" after a cut name, in 255 bytes */
+#define SVG_NAME_MAX	200
+
+/*
+ * <case>-<metric>[,<key>=<value>...].svg: a string value as it is; a name
+ * over SVG_NAME_MAX bytes is cut there
+ */
 static char *svg_file_name(size_t idx, const struct rp_series *s)
 {
 	const json_t *v;
@@ -664,8 +693,14 @@ static char *svg_file_name(size_t idx, const struct rp_series *s)
 			jw_label(&w, v);
 		}
 	}
-	fputs(".svg", f);
 	fclose(f);
+	/* a file name has 255 bytes; svg_unique() tells cut names apart */
+	if (len > SVG_NAME_MAX)
+		name[SVG_NAME_MAX] = '\0';
+	name = realloc(name, strlen(name) + sizeof(".svg"));
+	if (!name)
+		abort();
+	strcat(name, ".svg");
 	return name;
 }
 

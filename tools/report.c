@@ -495,10 +495,15 @@ static char *labels_text(json_t *j, bool host)
 	const char *key;
 	char *text;
 
-	json_object_foreach(j, key, v)
-		if (!format_key(key) || !strcmp(key, "name"))
-			if (host || strcmp(key, "host"))
-				json_object_set(ids, key, v);
+	json_object_foreach(j, key, v) {
+		if (format_key(key) && strcmp(key, "name"))
+			continue;
+		/* "host": "" is no host, as it has always been */
+		if (!strcmp(key, "host") &&
+		    (!host || (json_is_string(v) && !json_string_length(v))))
+			continue;
+		json_object_set(ids, key, v);
+	}
 	text = json_dumps(ids, JSON_COMPACT | JSON_SORT_KEYS);
 	json_decref(ids);
 	if (!text)
@@ -533,7 +538,8 @@ static void series_init(struct rp_series *s, json_t *j, char *key)
 		s->labels[s->nr_labels].key = xstrdup(k);
 		s->labels[s->nr_labels++].value = json_incref(v);
 	}
-	qsort(s->labels, s->nr_labels, sizeof(*s->labels), label_cmp);
+	if (s->nr_labels > 1)
+		qsort(s->labels, s->nr_labels, sizeof(*s->labels), label_cmp);
 }
 
 /* a new series of @c for @j, and in the index of its key and its plot */
