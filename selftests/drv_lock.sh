@@ -24,6 +24,7 @@ tool=$top/tools/ksft-perfmon-nl
 secs=${1:-20}
 out=$(mktemp -d)
 A=kpm-drv-a B=kpm-drv-b
+ring=16384
 pids=()
 t0=$(date +%s)
 say() { echo "# drv_lock: $* at $(($(date +%s) - t0)) s" >&3; }
@@ -100,6 +101,47 @@ bg() {	# NETNS COMMAND...: in a process group of its own, for cleanup
 }
 bg $B iperf3 -s -B 192.0.2.2
 sleep 1
+
+# The clock once a host's session has left debugfs, or its record has
+# exited (the session came and went between two looks): record asked
+# for the session's counts before it deleted it, so no period the kernel
+# counted as missed expired later. The sessions are told apart by their
+# interval and ring. bash reads debugfs whole and paces itself on a FIFO;
+# it looks every 20 ms only once the workload is over. A session left
+# 30 s after its record exited gives no clock, which the check fails.
+mkfifo "$out/watch"
+gone_clock() {	# INTERVAL_NS EXITED_FILE
+	local all= seen=0 there=1 pace=0.5 left=1500
+	exec 5<> "$out/watch"
+	while [ $there = 1 ] || { [ $seen = 0 ] && [ ! -e "$2" ]; }; do
+		read -t $pace -u 5
+		[ -e "$out/quiet" ] || [ -e "$2" ] || continue
+		pace=0.02
+		if [ -e "$2" ]; then
+			left=$((left - 1))
+			[ $left -gt 0 ] || return 1
+		fi
+		# one read(2) after another: a seek would show it anew; and
+		# one that failed is no proof of absence
+		read -r -d '' all < /sys/kernel/debug/ksft_perfmon/sessions
+		[[ $all == "id interval_ns "* ]] || continue
+		there=0
+		[[ $all =~ $'\n'[0-9]+" $1 $ring " ]] && there=1 seen=1
+	done
+	"$tool" clock
+}
+unwatch() {	# PID: waited for, so no longer for cleanup to kill
+	local p keep=()
+	for p in "${pids[@]}"; do
+		[ "$p" = "$1" ] || keep+=("$p")
+	done
+	pids=("${keep[@]}")
+}
+gone_clock 1000000 "$out/exited.a" > "$out/end.a" &
+watch_a=$!
+gone_clock 10000000 "$out/exited.b" > "$out/end.b" &
+watch_b=$!
+pids+=($watch_a $watch_b)
 say "set up; recording"
 
 # B records until A's workload is over. A's workload is the traffic with
@@ -109,7 +151,7 @@ say "set up; recording"
 # trap into QEMU under TCG, and two sessions at 1 ms took most of a
 # KASAN kernel's only vCPU.
 ip netns exec $B "$tool" record --raw --ifname "$e1" --ifname bond1 \
-	--interval 10 --ring 16384 --duration 36000 > "$out/b.json" 2> "$out/b.err" &
+	--interval 10 --ring $ring --duration 36000 > "$out/b.json" 2> "$out/b.err" &
 rec_b=$!
 workload() {
 	local i s v readers=()
@@ -154,18 +196,25 @@ workload() {
 	done > "$OUT/sysfs"
 	echo "# drv_lock: sysfs read at $(($(date +%s) - T0)) s" >&3
 	sleep 0.1
+	touch "$OUT/quiet"
 	kill -TERM "$REC_B"
 }
 export -f workload
 export A B E0=$e0 E1=$e1 SECS=$secs OUT=$out TOOL=$tool T0=$t0 REC_B=$rec_b
 ip netns exec $A "$tool" record --raw --ifname "$e0" --ifname bond0 \
-	--interval 1 --ring 16384 -- bash -c workload > "$out/a.json" 2> "$out/a.err"
+	--interval 1 --ring $ring -- bash -c workload > "$out/a.json" 2> "$out/a.err"
 rc_a=$?
+touch "$out/exited.a"
+wait $watch_a
+unwatch $watch_a
 say "host A recorded"
 # the workload stopped it; a workload that failed did not
 kill -TERM $rec_b 2>/dev/null
 wait $rec_b
 rc_b=$?
+touch "$out/exited.b"
+wait $watch_b
+unwatch $watch_b
 say "host B recorded: $(wc -l < "$out/a.json") and $(wc -l < "$out/b.json") lines"
 for f in a.err b.err; do
 	sed "s/^/# $f: /" "$out/$f"
