@@ -665,6 +665,35 @@ static void print_policies(const struct session *s)
 }
 
 /*
+ * The lines of the samples in @f, as record prints them: with the
+ * policies and through @r, or --raw (@raw) as JSON lines, @r then empty.
+ * @partial as unspool() takes it; returns unspool()'s.
+ */
+static bool print_spool(FILE *f, const char *host, uint64_t time_base,
+			const struct session *s, bool raw, bool partial,
+			struct record *r, uint64_t *gaps)
+{
+	if (raw) {
+		memset(r, 0, sizeof(*r));
+		return unspool(f, NULL, s, gaps, partial);
+	}
+	print_policies(s);
+	if (record_init(r, host, time_base, s->cpus, stdout))
+		die("out of memory");
+	return unspool(f, r, s, gaps, partial);
+}
+
+/* after the last sample: the decreases @r saw, and the output flushed */
+static void print_end(struct record *r)
+{
+	if (record_print_decreases(stdout, r))
+		die("cannot write the output");
+	fflush(stdout);
+	if (r->bad_output)
+		die("a value could not be written as JSON (NaN or infinity)");
+}
+
+/*
  * COMMAND of record -- COMMAND. It runs in a process group of its own,
  * which a stop signals as a whole, so that what a shell COMMAND started
  * stops with it. On a stop, COMMAND is reaped only once its whole group
@@ -1048,15 +1077,7 @@ static int do_record(int argc, char **argv)
 	/* past the head: the session as it is now, counts and all */
 	if (fseek(spool, sizeof(struct spool_head) + strlen(host), SEEK_SET))
 		die("cannot read the spool back: %s", strerror(errno));
-	if (raw) {
-		unspool(spool, NULL, &s, &gaps, false);
-		memset(&r, 0, sizeof(r));
-	} else {
-		print_policies(&s);
-		if (record_init(&r, host, time_base, s.cpus, stdout))
-			die("out of memory");
-		unspool(spool, &r, &s, &gaps, false);
-	}
+	print_spool(spool, host, time_base, &s, raw, false, &r, &gaps);
 	if (d.lost || s.lost)
 		printf("# ksft-perfmon: %llu samples lost (kernel counted %llu): read more often or use a larger --ring\n",
 		       (unsigned long long)d.lost, (unsigned long long)s.lost);
@@ -1066,11 +1087,7 @@ static int do_record(int argc, char **argv)
 	if (s.missed)
 		printf("# ksft-perfmon: %llu timer periods missed: the sampler ran a period or more late and took no sample for them\n",
 		       (unsigned long long)s.missed);
-	if (record_print_decreases(stdout, &r))
-		die("cannot write the output");
-	fflush(stdout);
-	if (r.bad_output)
-		die("a value could not be written as JSON (NaN or infinity)");
+	print_end(&r);
 
 	if (err)
 		rc = EXIT_ERROR;
@@ -1137,25 +1154,13 @@ static int do_replay(int argc, char **argv)
 	if (!f)
 		die("%s: %s", argv[optind], strerror(errno));
 	spool_read_head(f, argv[optind], &h, &host);
-	if (raw) {
-		partial = unspool(f, NULL, &h.s, &gaps, true);
-		memset(&r, 0, sizeof(r));
-	} else {
-		print_policies(&h.s);
-		if (record_init(&r, host, h.time_base, h.s.cpus, stdout))
-			die("out of memory");
-		partial = unspool(f, &r, &h.s, &gaps, true);
-	}
+	partial = print_spool(f, host, h.time_base, &h.s, raw, true, &r, &gaps);
 	printf("# ksft-perfmon: replayed from a spool%s\n",
 	       partial ? ", which ends in part of a sample, left out" : "");
 	if (gaps)
 		printf("# ksft-perfmon: %llu samples lost between the spooled ones\n",
 		       (unsigned long long)gaps);
-	if (record_print_decreases(stdout, &r))
-		die("cannot write the output");
-	fflush(stdout);
-	if (r.bad_output)
-		die("a value could not be written as JSON (NaN or infinity)");
+	print_end(&r);
 	return gaps ? EXIT_LOST : 0;
 }
 
