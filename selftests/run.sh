@@ -114,7 +114,7 @@ host_side() {
 
 # one guest of the kernel that kernel_setup set up, its results under PREFIX/
 guest() {	# PREFIX VM.SH-ARGS... -- COMMAND...
-	local prefix=$1 log vm_rc status name t0=$SECONDS up line
+	local prefix=$1 log vm_rc status name t0=$SECONDS up cpu line
 	shift
 	echo "== $prefix: guest"
 	log=$(mktemp)
@@ -137,7 +137,8 @@ guest() {	# PREFIX VM.SH-ARGS... -- COMMAND...
 			 grep -E -A3 '^vm(-guest|\.sh): ' | head -n 8)
 	fi
 	up=$(sed -n 's/^.*KPM-VM: guest up at \([0-9.]*\) s.*$/\1/p' "$log" | tail -n1)
-	times+=("$prefix: guest $((SECONDS - t0)) s (/init at ${up:-?} s of its uptime)")
+	cpu=$(sed -n 's/^KPM-VM: host CPU \([0-9]*\) s$/\1/p' "$log" | tail -n1)
+	times+=("$prefix: guest $((SECONDS - t0)) s, host CPU ${cpu:-?} s (/init at ${up:-?} s of its uptime)")
 	# its steps of 20 s or more, slowest first
 	while read -r name secs; do
 		times+=("$prefix:   $name $secs s")
