@@ -7,9 +7,10 @@
 # kernel with kmemleak, a last result says whether a scan after the final
 # rmmod found a leak the module allocated.
 #
-# usage: guest.sh [--suite main|drivers|cpus] [MODULE [KSFT_DIR]]
+# usage: guest.sh [--suite main|stress|drivers|cpus] [MODULE [KSFT_DIR]]
 #   main       (default) the netlink tests, the two-host tests, the
-#              helpers, robustness under load, hotplug and fuzzing
+#              helpers, and record under hotplug and at 1 kHz
+#   stress     fuzzing, rmmod under load, load-time sessions, the YNL CLI
 #   drivers    drivers that lock in their stats: one vCPU, two e1000e
 #              on a QEMU hub and a bond (vm.sh --smp 1 --e1000e 2)
 #   cpus       the netlink tests with many CPUs (vm.sh --smp 64)
@@ -81,6 +82,11 @@ kpm_insmod() {
 }
 export -f kpm_insmod
 
+# the names of this guest's own results (its kernel's state at the end):
+# the stress guest's tests go with the main guest's, its own apart
+own=
+[ "$suite" = stress ] && own=stress/
+
 # objects allocated before the tests are not ours
 [ -w "$kmemleak" ] && echo clear > "$kmemleak"
 
@@ -127,6 +133,11 @@ suite_main() {
 			$(/usr/bin/python3 selftests/record_robustness.py --kernel-tests)
 	fi
 	step module.rmmod_after_record rmmod ksft_perfmon
+}
+
+# the main suite's second half, a guest of its own that may run beside the
+# first: fuzzing, rmmod under load, load-time sessions, the YNL CLI
+suite_stress() {
 	# 100,000 mutated requests; the kernel's log is checked after the run
 	step module.insmod_for_fuzz kpm_insmod
 	run nl_fuzz selftests/nl_fuzz --seed "${KPM_FUZZ_SEED:-1}" --count 100000
@@ -171,6 +182,7 @@ suite_cpus() {
 
 case "$suite" in
 main) suite_main ;;
+stress) suite_stress ;;
 drivers) suite_drivers ;;
 cpus) suite_cpus ;;
 *) echo "KPM-RESULT: fail guest.unknown_suite_$suite" ;;
@@ -179,7 +191,7 @@ esac
 # lockdep turns itself off after its first report, or when it runs out of
 # room: it must have watched the whole run
 if [ -r /proc/lockdep_stats ]; then
-	step lockdep.still_on grep -Eq '^ *debug_locks: +1$' /proc/lockdep_stats
+	step "${own}lockdep.still_on" grep -Eq '^ *debug_locks: +1$' /proc/lockdep_stats
 fi
 
 # kmemleak reports an object once it has been unreferenced for a full scan
@@ -188,7 +200,7 @@ if [ -w "$kmemleak" ]; then
 	sleep 6
 	echo scan > "$kmemleak"
 	echo scan > "$kmemleak"
-	step kmemleak.no_module_leak \
+	step "${own}kmemleak.no_module_leak" \
 		/usr/bin/python3 selftests/kmemleak_attribution.py \
 		"$kmemleak" "$KPM_MODULE_RANGES"
 fi

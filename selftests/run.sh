@@ -112,36 +112,41 @@ host_side() {
 	times+=("host-side steps: $((SECONDS - t0)) s")
 }
 
-# one guest of the kernel that kernel_setup set up, its results under PREFIX/
-guest() {	# PREFIX VM.SH-ARGS... -- COMMAND...
-	local prefix=$1 log vm_rc status name t0=$SECONDS up cpu line
-	shift
-	echo "== $prefix: guest"
+# One guest of the kernel that kernel_setup set up: its tests' results
+# under PREFIX/, its own (the kernel's log, lockdep, kmemleak) under OWN/,
+# which names it in the timeline.
+guest() {	# PREFIX OWN VM.SH-ARGS... -- COMMAND...
+	local prefix=$1 own=$2 log vm_rc status name t0=$SECONDS up cpu line
+	shift 2
+	echo "== $own: guest"
 	log=$(mktemp)
 	scripts/vm.sh --kernel "$image" --modules "$modules" --mem "$mem" \
 		--timeout "$timeout" ${KPM_KVM:+--kvm} "$@" | tee "$log"
 	vm_rc=${PIPESTATUS[0]}
 	while read -r status name; do
-		result "$status" "$prefix/$name"
+		case "$name" in
+		stress/*) result "$status" "$own/${name#stress/}" ;;
+		*) result "$status" "$prefix/$name" ;;
+		esac
 	done < <(sed -n 's/^KPM-RESULT: \([a-z]*\) \(.*\)$/\1 \2/p' "$log")
 	# guest.sh always exits 0: anything else is a kernel report in dmesg
 	# (vm-guest.sh) or a guest that did not finish (vm.sh)
 	if [ "$vm_rc" -eq 0 ]; then
-		result pass "$prefix/guest.kernel_log_clean"
+		result pass "$own/guest.kernel_log_clean"
 	else
-		result fail "$prefix/guest.kernel_log_clean"
+		result fail "$own/guest.kernel_log_clean"
 		# what the kernel said, where the end of a CI log shows it
 		while IFS= read -r line; do
-			reports+=("$prefix: $line")
+			reports+=("$own: $line")
 		done < <(tr -d '\r' < "$log" |
 			 grep -E -A3 '^vm(-guest|\.sh): ' | head -n 8)
 	fi
 	up=$(sed -n 's/^.*KPM-VM: guest up at \([0-9.]*\) s.*$/\1/p' "$log" | tail -n1)
 	cpu=$(sed -n 's/^KPM-VM: host CPU \([0-9]*\) s$/\1/p' "$log" | tail -n1)
-	times+=("$prefix: guest $((SECONDS - t0)) s, host CPU ${cpu:-?} s (/init at ${up:-?} s of its uptime)")
+	times+=("$own: guest $((SECONDS - t0)) s, host CPU ${cpu:-?} s (/init at ${up:-?} s of its uptime)")
 	# its steps of 20 s or more, slowest first
 	while read -r name secs; do
-		times+=("$prefix:   $name $secs s")
+		times+=("$own:   $name $secs s")
 	done < <(sed -n 's/^KPM-TIME: \(.*\)$/\1/p' "$log" |
 		 awk '$2 >= 20' | sort -k2,2nr)
 	rm -f "$log"
@@ -168,13 +173,20 @@ kernel_setup() {	# NAME
 # the main suite, on the default number of vCPUs, with the 7.3 source
 # shared, wherever KPM_CACHE put it (the guest's /tmp is its own)
 guest_main() {	# NAME
-	guest "$1" --smp "${KPM_SMP:-4}" ${ksft:+--share "$ksft_src"} -- \
+	guest "$1" "$1" --smp "${KPM_SMP:-4}" ${ksft:+--share "$ksft_src"} -- \
 		selftests/guest.sh "build/$1/ksft_perfmon.ko" ${ksft:+"$ksft"}
+}
+
+# its second half, a guest of its own, so that the two may run at once;
+# its tests' results are named as the main guest's
+guest_stress() {	# NAME
+	guest "$1" "$1/stress" --smp "${KPM_SMP:-4}" ${ksft:+--share "$ksft_src"} -- \
+		selftests/guest.sh --suite stress "build/$1/ksft_perfmon.ko" ${ksft:+"$ksft"}
 }
 
 # drivers that lock in their stats: one vCPU, two e1000e on a hub
 guest_drivers() {	# NAME
-	guest "$1/drivers" --smp 1 --e1000e 2 -- \
+	guest "$1/drivers" "$1/drivers" --smp 1 --e1000e 2 -- \
 		selftests/guest.sh --suite drivers "build/$1/ksft_perfmon.ko"
 }
 
@@ -191,53 +203,92 @@ guest_drivers() {	# NAME
 guest_cpus() {	# NAME
 	local starved='watchdog_thresh=60 rcupdate.rcu_cpu_stall_timeout=300'
 	starved+=' sysctl.kernel.hung_task_timeout_secs=600'
-	guest "$1/cpus" --smp 64 --mem 4096 --append "$starved" -- \
+	guest "$1/cpus" "$1/cpus" --smp 64 --mem 4096 --append "$starved" -- \
 		selftests/guest.sh --suite cpus "build/$1/ksft_perfmon.ko"
 }
 
-# Two lanes share the two cores. The host-side checks and most guests keep
-# one core busy, not two (a guest of one vCPU, a test of one thread, the
-# 1 kHz minute that mostly waits), so the other lane fills the other core;
-# Documentation/testing.rst has the measurements. Lane a, in the
-# foreground, builds each kernel that is built here (the debug one) and
-# runs its main guest. Lane b runs the host-side checks and the packaged
-# kernels' guests, then the built kernels' drivers guests once lane a has
-# set them up. Lane b's output is printed when it ends; its results and
+# The rest is a list of jobs that two lanes, one per core, take in turn:
+# the host-side checks, each kernel's setup (kernel_setup, and the build
+# of a kernel that is built here) and its guests. A guest waits for its
+# kernel's setup, whichever lane did it. The list starts with the longest
+# jobs, the debug kernel's, so that the last jobs to start are short ones
+# and both lanes end about together; the run is bound by the host's two
+# cores (Documentation/testing.rst has the measurements). Lane a is this
+# shell; lane b's output is printed when it ends, and its results and
 # times are added to lane a's.
 built() {	# NAME: a kernel that is built here, not a package
 	case "$1" in *-debug) return 0 ;; *) return 1 ;; esac
 }
+jobs=()
+for k in $kernels; do
+	built "$k" && jobs+=("setup:$k" "main:$k" "stress:$k")
+done
+jobs+=(host)
+for k in $kernels; do
+	built "$k" || jobs+=("setup:$k" "main:$k" "stress:$k")
+done
+for k in $kernels; do
+	built "$k" && jobs+=("drivers:$k")
+done
+case " $kernels " in *" 6.12 "*) jobs+=(cpus:6.12) ;; esac
+for k in $kernels; do
+	built "$k" || jobs+=("drivers:$k")
+done
 
-lane_b() {	# SYNC-DIR
-	local k status
+run_job() {	# JOB (SYNC-DIR in $sync)
+	local what=${1%%:*} k=${1#*:} status
+	case "$what" in
+	host) host_side ;;
+	setup)
+		if kernel_setup "$k"; then
+			printf 'ok\n%s\n' "$env" > "$sync/setup.$k.new"
+		else
+			echo failed > "$sync/setup.$k.new"
+		fi
+		mv "$sync/setup.$k.new" "$sync/setup.$k"
+		;;
+	*)
+		read -r status < "$sync/setup.$k"
+		if [ "$status" != ok ]; then
+			echo "== $1: not run, $k was not set up"
+			return
+		fi
+		eval "$(sed 1d "$sync/setup.$k")"
+		"guest_$what" "$k"
+		;;
+	esac
+}
+
+# Take the first job not taken (mkdir is the claim) whose kernel is set
+# up, until every job is taken, or the other lane (OTHER-PID) is gone with
+# a setup this one waits for: those guests' results are then missing.
+lane() {	# OTHER-PID
+	local j waiting
+	while :; do
+		waiting=0
+		for j in "${jobs[@]}"; do
+			[ -e "$sync/claim.$j" ] && continue
+			case "$j" in
+			host | setup:*) ;;
+			*) [ -e "$sync/setup.${j#*:}" ] || { waiting=1; continue; } ;;
+			esac
+			mkdir "$sync/claim.$j" 2> /dev/null || continue
+			run_job "$j"
+			continue 2
+		done
+		[ "$waiting" = 1 ] && kill -0 "$1" 2> /dev/null || break
+		sleep 2
+	done
+}
+
+# lane b starts with the host-side checks (claimed for it below)
+lane_b() {
 	# its own results: those before the fork are lane a's
 	no_results
 	host_side
-	for k in $kernels; do
-		built "$k" && continue
-		kernel_setup "$k" || continue
-		guest_main "$k"
-		guest_drivers "$k"
-		[ "$k" != 6.12 ] || guest_cpus "$k"
-	done
-	for k in $kernels; do
-		built "$k" || continue
-		echo "== $k/drivers: waiting for lane a to set $k up"
-		# ... or for lane a to be gone
-		while [ ! -s "$1/$k" ] && kill -0 "$lane_a" 2>/dev/null; do
-			sleep 5
-		done
-		read -r status < "$1/$k" 2>/dev/null || status=gone
-		if [ "$status" = ok ]; then
-			eval "$(sed 1d "$1/$k")"
-			guest_drivers "$k"
-		else
-			echo "== $k/drivers: not run, $k was not set up ($status)"
-			result skip "$k/drivers/guest"
-		fi
-	done
+	lane "$lane_a"
 	times+=("lane b: $SECONDS s")
-	declare -p pass fail skip failed times reports seen > "$1/b.state"
+	declare -p pass fail skip failed times reports seen > "$sync/b.state"
 }
 # both lanes run sparse (kbuild.sh --sparse): fetch and build it once
 sparse_once() {
@@ -247,10 +298,11 @@ step setup.sparse sparse_once
 
 mkdir -p build
 sync=$(mktemp -d "$top/build/lanes.XXXXXX")
+mkdir "$sync/claim.host"
 lane_a=$$
 # in a process group of its own, which a stopped run stops whole
 set -m
-lane_b "$sync" < /dev/null > "$sync/b.log" 2>&1 &
+lane_b < /dev/null > "$sync/b.log" 2>&1 &
 lane_b_pid=$!
 set +m
 stop_lane_b() {
@@ -259,15 +311,7 @@ stop_lane_b() {
 trap 'trap - INT TERM HUP; stop_lane_b; exit 130' INT TERM HUP
 trap stop_lane_b EXIT
 
-for k in $kernels; do
-	built "$k" || continue
-	if kernel_setup "$k"; then
-		printf 'ok\n%s\n' "$env" > "$sync/$k"
-		guest_main "$k"
-	else
-		echo failed > "$sync/$k"
-	fi
-done
+lane "$lane_b_pid"
 times+=("lane a: $SECONDS s")
 
 echo "== waiting for lane b"
