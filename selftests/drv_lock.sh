@@ -106,13 +106,14 @@ sleep 1
 # exited (the session came and went between two looks): record asked
 # for the session's counts before it deleted it, so no period the kernel
 # counted as missed expired later. The sessions are told apart by their
-# interval and ring. bash reads debugfs whole and paces itself on a FIFO;
-# it looks every 20 ms only once the workload is over. A session left
-# 30 s after its record exited gives no clock, which the check fails.
-mkfifo "$out/watch"
+# interval and ring. bash reads debugfs whole and paces itself with
+# read -t on a FIFO that no one writes, as the workload's readers do; it
+# looks every 20 ms only once the workload is over. A session left 30 s
+# after its record exited gives no clock, which the check fails.
+mkfifo "$out/pace"
 gone_clock() {	# INTERVAL_NS EXITED_FILE
 	local all= seen=0 there=1 pace=0.5 left=1500
-	exec 5<> "$out/watch"
+	exec 5<> "$out/pace"
 	while [ $there = 1 ] || { [ $seen = 0 ] && [ ! -e "$2" ]; }; do
 		read -t $pace -u 5
 		[ -e "$out/quiet" ] || [ -e "$2" ] || continue
@@ -161,7 +162,6 @@ workload() {
 	# it goes; ethtool and ip a process each, paced by bash's read -t on
 	# a FIFO (a KASAN kernel under TCG forks too slowly to loop on them
 	# bare)
-	mkfifo "$OUT/pace"
 	for i in $A $B; do
 		setsid ip netns exec $i nice -n 10 bash -c \
 			'while :; do while read -r l; do :; done < /proc/net/dev; done' &
