@@ -135,8 +135,8 @@ suite_main() {
 	step module.rmmod_after_record rmmod ksft_perfmon
 }
 
-# the main suite's second half, a guest of its own that may run beside the
-# first: fuzzing, rmmod under load, load-time sessions, the YNL CLI
+# the main suite's second half, a guest of its own with fewer vCPUs than
+# the first: fuzzing, rmmod under load, load-time sessions, the YNL CLI
 suite_stress() {
 	# 100,000 mutated requests; the kernel's log is checked after the run
 	step module.insmod_for_fuzz kpm_insmod

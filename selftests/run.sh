@@ -2,12 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The whole suite: host-side checks, and the module's tests in each kernel
-# of the matrix under QEMU, in two lanes at once (see lane_b below). Ends
-# with the timeline and "N passed, N failed, N skipped".
+# of the matrix under QEMU, in two lanes at once (see the job list below).
+# Ends with the timeline and "N passed, N failed, N skipped".
 #
 # Environment: KERNELS selects kernels of the matrix (default: all of
 # "$(scripts/kernel.sh list)"); KPM_KVM=1 uses KVM instead of TCG; KPM_SMP
-# sets the guest's CPUs (default 4).
+# sets the main guest's CPUs (default 4).
 
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -91,7 +91,7 @@ fuzz_samples() {
 	return $rc
 }
 
-# the host-side checks (bench.smoke boots a guest of its own)
+# the host-side checks
 host_side() {
 	local t0=$SECONDS
 
@@ -107,9 +107,15 @@ host_side() {
 	step docs.sphinx_html_and_man make -s docs
 	run_ktap packaging /usr/bin/python3 selftests/packaging_test.py
 	step dkms.build_against_debian_6.12 scripts/dkms-test.sh
-	# the benchmarks still run (one 2-vCPU guest, short): numbers not checked
-	step bench.smoke scripts/bench.sh --smoke build/bench-smoke
 	times+=("host-side steps: $((SECONDS - t0)) s")
+}
+
+# the benchmarks still run (one 2-vCPU guest, short): numbers not checked
+bench_smoke() {
+	local t0=$SECONDS
+
+	step bench.smoke scripts/bench.sh --smoke build/bench-smoke
+	times+=("bench.smoke: $((SECONDS - t0)) s")
 }
 
 # One guest of the kernel that kernel_setup set up: its tests' results
@@ -177,10 +183,11 @@ guest_main() {	# NAME
 		selftests/guest.sh "build/$1/ksft_perfmon.ko" ${ksft:+"$ksft"}
 }
 
-# its second half, a guest of its own, so that the two may run at once;
-# its tests' results are named as the main guest's
+# its second half, a guest of its own (its tests' results are named as
+# the main guest's) on two vCPUs: more would cost more host CPU
+# (Documentation/testing.rst)
 guest_stress() {	# NAME
-	guest "$1" "$1/stress" --smp "${KPM_SMP:-4}" ${ksft:+--share "$ksft_src"} -- \
+	guest "$1" "$1/stress" --smp 2 ${ksft:+--share "$ksft_src"} -- \
 		selftests/guest.sh --suite stress "build/$1/ksft_perfmon.ko" ${ksft:+"$ksft"}
 }
 
@@ -207,15 +214,31 @@ guest_cpus() {	# NAME
 		selftests/guest.sh --suite cpus "build/$1/ksft_perfmon.ko"
 }
 
-# The rest is a list of jobs that two lanes, one per core, take in turn:
-# the host-side checks, each kernel's setup (kernel_setup, and the build
-# of a kernel that is built here) and its guests. A guest waits for its
-# kernel's setup, whichever lane did it. The list starts with the longest
-# jobs, the debug kernel's, so that the last jobs to start are short ones
-# and both lanes end about together; the run is bound by the host's two
-# cores (Documentation/testing.rst has the measurements). Lane a is this
-# shell; lane b's output is printed when it ends, and its results and
-# times are added to lane a's.
+# The rest is a list of jobs that two lanes take: the host-side checks,
+# each kernel's setup (kernel_setup, and the build of a kernel that is
+# built here) and its guests. A guest waits for its kernel's setup,
+# whichever lane did it. Lane a is this shell; lane b's output is printed
+# when it ends, and its results and times are added to lane a's.
+#
+# Under TCG QEMU runs a thread per vCPU, and with more of them than the
+# host has cores, a vCPU that waits on another (a spinlock, an IPI, an RCU
+# grace period) burns CPU while the other is not running: two guests side
+# by side cost up to twice the host CPU they cost one after the other
+# (Documentation/testing.rst has the measurements). So the wide jobs, the
+# guests of more than one vCPU, run one at a time, in lane a. Lane b
+# first sets up the kernels that are built here (the debug kernel's build
+# when it is not cached, at nice 0, beside lane a's first guests), then
+# goes to nice 19 and takes the rest of the jobs of about one thread: the
+# host-side checks, the other setups, the one-vCPU guests. At nice 19 they
+# use what CPU the wide guest leaves idle and delay it little. Lane a
+# takes any job, the first of the list that is ready, so the list starts
+# with the debug kernel's guests, the longest.
+wide() {	# JOB
+	case "$1" in
+	main:* | stress:* | cpus:* | bench) return 0 ;;
+	*) return 1 ;;
+	esac
+}
 built() {	# NAME: a kernel that is built here, not a package
 	case "$1" in *-debug) return 0 ;; *) return 1 ;; esac
 }
@@ -227,10 +250,12 @@ jobs+=(host)
 for k in $kernels; do
 	built "$k" || jobs+=("setup:$k" "main:$k" "stress:$k")
 done
+# the wide jobs before the narrow ones that lane b would take anyway
+case " $kernels " in *" 6.12 "*) jobs+=(cpus:6.12) ;; esac
+jobs+=(bench)
 for k in $kernels; do
 	built "$k" && jobs+=("drivers:$k")
 done
-case " $kernels " in *" 6.12 "*) jobs+=(cpus:6.12) ;; esac
 for k in $kernels; do
 	built "$k" || jobs+=("drivers:$k")
 done
@@ -239,6 +264,7 @@ run_job() {	# JOB (SYNC-DIR in $sync)
 	local what=${1%%:*} k=${1#*:} status
 	case "$what" in
 	host) host_side ;;
+	bench) bench_smoke ;;
 	setup)
 		if kernel_setup "$k"; then
 			printf 'ok\n%s\n' "$env" > "$sync/setup.$k.new"
@@ -262,14 +288,16 @@ run_job() {	# JOB (SYNC-DIR in $sync)
 # Take the first job not taken (mkdir is the claim) whose kernel is set
 # up, until every job is taken, or the other lane (OTHER-PID) is gone with
 # a setup this one waits for: those guests' results are then missing.
-lane() {	# OTHER-PID
+# With "narrow", leave the wide jobs to the other lane.
+lane() {	# OTHER-PID [narrow]
 	local j waiting
 	while :; do
 		waiting=0
 		for j in "${jobs[@]}"; do
 			[ -e "$sync/claim.$j" ] && continue
+			[ "${2:-}" = narrow ] && wide "$j" && continue
 			case "$j" in
-			host | setup:*) ;;
+			host | bench | setup:*) ;;
 			*) [ -e "$sync/setup.${j#*:}" ] || { waiting=1; continue; } ;;
 			esac
 			mkdir "$sync/claim.$j" 2> /dev/null || continue
@@ -281,12 +309,22 @@ lane() {	# OTHER-PID
 	done
 }
 
-# lane b starts with the host-side checks (claimed for it below)
+# Lane b: the setups of kernels built here, then at nice 19 the host-side
+# checks (those setups and the host-side checks are claimed for it
+# below), and the jobs that are not wide. Nice works between the lanes
+# because they share a session: with autogroup, a lane b in a session of
+# its own would not be behind.
 lane_b() {
+	local k
 	# its own results: those before the fork are lane a's
 	no_results
+	for k in $kernels; do
+		built "$k" && run_job "setup:$k"
+	done
+	renice -n 19 -p "$BASHPID" > /dev/null ||
+		echo "run.sh: lane b runs at the nice of lane a"
 	host_side
-	lane "$lane_a"
+	lane "$lane_a" narrow
 	times+=("lane b: $SECONDS s")
 	declare -p pass fail skip failed times reports seen > "$sync/b.state"
 }
@@ -299,6 +337,9 @@ step setup.sparse sparse_once
 mkdir -p build
 sync=$(mktemp -d "$top/build/lanes.XXXXXX")
 mkdir "$sync/claim.host"
+for k in $kernels; do
+	built "$k" && mkdir "$sync/claim.setup:$k"
+done
 lane_a=$$
 # in a process group of its own, which a stopped run stops whole
 set -m
