@@ -8,10 +8,14 @@ and root.
 usage: ynl_cli_test.py KERNEL_SOURCE   (tools/net/ynl/pyynl/cli.py in it)
 """
 
+import functools
+import importlib.util
 import json
 import os
 import subprocess
 import sys
+import tempfile
+import traceback
 
 import yaml
 
@@ -24,24 +28,73 @@ SPEC = os.path.join(TOP, 'Documentation', 'netlink', 'specs',
 TOOL = os.path.join(TOP, 'tools', 'ksft-perfmon-nl')
 
 
+@functools.cache
+def cli_module(ksrc):
+    """the kernel's cli.py, imported: with it the YNL library and YAML"""
+    pyynl = os.path.join(ksrc, 'tools', 'net', 'ynl', 'pyynl')
+    # its "from lib import": the YNL library's lib, not selftests/lib
+    sys.path.insert(0, pyynl)
+    spec = importlib.util.spec_from_file_location(
+        'ynl_cli', os.path.join(pyynl, 'cli.py'))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
 def cli(ksrc, op, name, attrs=None, spec=SPEC):
     """(exit status, the reply as JSON or None, stderr)
+
+    cli.py's main() runs in a child forked from this process, as it would
+    from a shell but for the interpreter's start and the imports, done once
+    here: they were 4 s of each of the eight runs on the debug kernel under
+    TCG. The child's exit closes its socket, and the sessions on it.
 
     Without the schema: ynl-gen-c.py validates the spec against it on the
     host (make check-generated), and jsonschema, in pure Python, took half
     of each run of cli.py."""
-    args = [sys.executable, os.path.join(ksrc, 'tools', 'net', 'ynl', 'pyynl',
-                                         'cli.py'),
-            '--spec', spec, '--no-schema', '--output-json', f'--{op}', name]
+    mod = cli_module(ksrc)
+    argv = ['cli.py', '--spec', spec, '--no-schema', '--output-json',
+            f'--{op}', name]
     if attrs is not None:
-        args += ['--json', json.dumps(attrs)]
-    p = subprocess.run(args, capture_output=True, text=True)
+        argv += ['--json', json.dumps(attrs)]
+    with tempfile.TemporaryFile('w+') as out, \
+            tempfile.TemporaryFile('w+') as err:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        pid = os.fork()
+        if pid == 0:
+            status = 1
+            try:
+                os.dup2(out.fileno(), 1)
+                os.dup2(err.fileno(), 2)
+                sys.argv = argv
+                mod.main()
+                status = 0
+            except SystemExit as e:
+                if e.code is None or isinstance(e.code, int):
+                    status = e.code or 0
+                else:
+                    print(e.code, file=sys.stderr)
+            except BaseException:
+                traceback.print_exc()
+            finally:
+                # never back into the test's own code
+                try:
+                    sys.stdout.flush()
+                    sys.stderr.flush()
+                finally:
+                    os._exit(status)
+        _, wstatus = os.waitpid(pid, 0)
+        out.seek(0)
+        err.seek(0)
+        stdout, stderr = out.read(), err.read()
     try:
-        out = json.loads(p.stdout) if p.stdout.strip() else None
+        reply = json.loads(stdout) if stdout.strip() else None
     except json.JSONDecodeError:
-        out = None
+        reply = None
     # cli.py prints a netlink error, with its extack, on stdout
-    return p.returncode, out, (p.stderr + (p.stdout if out is None else '')).strip()
+    return (os.waitstatus_to_exitcode(wstatus), reply,
+            (stderr + (stdout if reply is None else '')).strip())
 
 
 def tool(*args, prefix=()):
