@@ -7,10 +7,11 @@
 # kernel with kmemleak, a last result says whether a scan after the final
 # rmmod found a leak the module allocated.
 #
-# usage: guest.sh [--suite main|stress|drivers|cpus] [MODULE [KSFT_DIR]]
+# usage: guest.sh [--suite main|stress|fuzz|drivers|cpus] [MODULE [KSFT_DIR]]
 #   main       (default) the netlink tests, the two-host tests, the
 #              helpers, and record under hotplug and at 1 kHz
-#   stress     fuzzing, rmmod under load, load-time sessions, the YNL CLI
+#   stress     rmmod under load
+#   fuzz       fuzzing, load-time sessions, the YNL CLI
 #   drivers    drivers that lock in their stats: one vCPU, two e1000e
 #              on a QEMU hub and a bond (vm.sh --smp 1 --e1000e 2)
 #   cpus       the netlink tests with many CPUs (vm.sh --smp 64)
@@ -83,9 +84,10 @@ kpm_insmod() {
 export -f kpm_insmod
 
 # the names of this guest's own results (its kernel's state at the end):
-# the stress guest's tests go with the main guest's, its own apart
+# the stress and fuzz guests' tests go with the main guest's, their own
+# apart
 own=
-[ "$suite" = stress ] && own=stress/
+case "$suite" in stress | fuzz) own=$suite/ ;; esac
 
 # objects allocated before the tests are not ours
 [ -w "$kmemleak" ] && echo clear > "$kmemleak"
@@ -135,16 +137,19 @@ suite_main() {
 	step module.rmmod_after_record rmmod ksft_perfmon
 }
 
-# the main suite's second half, a guest of its own with fewer vCPUs than
-# the first: fuzzing, rmmod under load, load-time sessions, the YNL CLI
+# the main suite's second part, a guest of its own with fewer vCPUs than
+# the first: 200 rounds of rmmod while sessions sample, a dump is half
+# read and a thread waits in recv()
 suite_stress() {
+	run rmmod_race selftests/rmmod_race "$KPM_MODULE" 200
+}
+
+# its third, on one vCPU: requests one at a time, from one thread
+suite_fuzz() {
 	# 100,000 mutated requests; the kernel's log is checked after the run
 	step module.insmod_for_fuzz kpm_insmod
 	run nl_fuzz selftests/nl_fuzz --seed "${KPM_FUZZ_SEED:-1}" --count 100000
 	step module.rmmod_after_fuzz rmmod ksft_perfmon
-	# 200 rounds of rmmod while sessions sample, a dump is half read and a
-	# thread waits in recv()
-	run rmmod_race selftests/rmmod_race "$KPM_MODULE" 200
 	# a load-time session, and rmmod while it samples
 	step module.param_session bash -c '
 		kpm_insmod ifindex=1 interval_ms=10 &&
@@ -183,6 +188,7 @@ suite_cpus() {
 case "$suite" in
 main) suite_main ;;
 stress) suite_stress ;;
+fuzz) suite_fuzz ;;
 drivers) suite_drivers ;;
 cpus) suite_cpus ;;
 *) echo "KPM-RESULT: fail guest.unknown_suite_$suite" ;;

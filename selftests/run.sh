@@ -131,7 +131,7 @@ guest() {	# PREFIX OWN VM.SH-ARGS... -- COMMAND...
 	vm_rc=${PIPESTATUS[0]}
 	while read -r status name; do
 		case "$name" in
-		stress/*) result "$status" "$own/${name#stress/}" ;;
+		stress/* | fuzz/*) result "$status" "$own/${name#*/}" ;;
 		*) result "$status" "$prefix/$name" ;;
 		esac
 	done < <(sed -n 's/^KPM-RESULT: \([a-z]*\) \(.*\)$/\1 \2/p' "$log")
@@ -183,12 +183,18 @@ guest_main() {	# NAME
 		selftests/guest.sh "build/$1/ksft_perfmon.ko" ${ksft:+"$ksft"}
 }
 
-# its second half, a guest of its own (its tests' results are named as
+# its second part, a guest of its own (its tests' results are named as
 # the main guest's) on two vCPUs: more would cost more host CPU
 # (Documentation/testing.rst)
 guest_stress() {	# NAME
-	guest "$1" "$1/stress" --smp 2 ${ksft:+--share "$ksft_src"} -- \
-		selftests/guest.sh --suite stress "build/$1/ksft_perfmon.ko" ${ksft:+"$ksft"}
+	guest "$1" "$1/stress" --smp 2 -- \
+		selftests/guest.sh --suite stress "build/$1/ksft_perfmon.ko"
+}
+
+# its third, the same way, on one vCPU
+guest_fuzz() {	# NAME
+	guest "$1" "$1/fuzz" --smp 1 ${ksft:+--share "$ksft_src"} -- \
+		selftests/guest.sh --suite fuzz "build/$1/ksft_perfmon.ko" ${ksft:+"$ksft"}
 }
 
 # drivers that lock in their stats: one vCPU, two e1000e on a hub
@@ -253,11 +259,13 @@ done
 # the wide jobs before the narrow ones that lane b would take anyway
 case " $kernels " in *" 6.12 "*) jobs+=(cpus:6.12) ;; esac
 jobs+=(bench)
-for k in $kernels; do
-	built "$k" && jobs+=("drivers:$k")
-done
-for k in $kernels; do
-	built "$k" || jobs+=("drivers:$k")
+for j in fuzz drivers; do
+	for k in $kernels; do
+		built "$k" && jobs+=("$j:$k")
+	done
+	for k in $kernels; do
+		built "$k" || jobs+=("$j:$k")
+	done
 done
 
 run_job() {	# JOB (SYNC-DIR in $sync)
