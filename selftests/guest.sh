@@ -46,25 +46,41 @@ results() {
 	done
 }
 
-# how long each step took, for run.sh's timeline
-took() {	# NAME START
-	echo "KPM-TIME: $1 $((SECONDS - $2))"
+# busy_ticks: the time all CPUs spent busy (user to softirq, not idle,
+# not in iowait) so far; under TCG a busy vCPU is a host thread running. Read without a
+# fork: on the debug kernel, starting a program takes a fifth of a second.
+busy() {
+	local cpu user nice system idle iowait irq softirq
+	read -r cpu user nice system idle iowait irq softirq _ < /proc/stat
+	busy_ticks=$((user + nice + system + irq + softirq))
+}
+hz=$(getconf CLK_TCK 2> /dev/null)
+: "${hz:=100}"
+
+# how long each step took, and its vCPU time, for run.sh's timeline
+took() {	# NAME START BUSY-TICKS-AT-START
+	busy
+	echo "KPM-TIME: $1 $((SECONDS - $2)) $(((busy_ticks - $3 + hz / 2) / hz))"
 }
 
 step() {
-	local name=$1 t0=$SECONDS
+	local name=$1 t0=$SECONDS b0
+	busy
+	b0=$busy_ticks
 	shift
 	if "$@"; then
 		echo "KPM-RESULT: pass $name"
 	else
 		echo "KPM-RESULT: fail $name"
 	fi
-	took "$name" "$t0"
+	took "$name" "$t0" "$b0"
 }
 
 # a program's exit status counts too: one that cannot start reports nothing
 run() {
-	local name=$1 t0=$SECONDS
+	local name=$1 t0=$SECONDS b0
+	busy
+	b0=$busy_ticks
 	shift
 	"$@" 2>&1 | results "$name."
 	if [ "${PIPESTATUS[0]}" -eq 0 ]; then
@@ -72,7 +88,7 @@ run() {
 	else
 		echo "KPM-RESULT: fail $name.exit_status"
 	fi
-	took "$name" "$t0"
+	took "$name" "$t0" "$b0"
 }
 
 # insmod that notes where the module's memory is: after rmmod, kmemleak

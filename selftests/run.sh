@@ -150,9 +150,10 @@ guest() {	# PREFIX OWN VM.SH-ARGS... -- COMMAND...
 	up=$(sed -n 's/^.*KPM-VM: guest up at \([0-9.]*\) s.*$/\1/p' "$log" | tail -n1)
 	cpu=$(sed -n 's/^KPM-VM: host CPU \([0-9]*\) s$/\1/p' "$log" | tail -n1)
 	times+=("$own: guest $((SECONDS - t0)) s, host CPU ${cpu:-?} s (/init at ${up:-?} s of its uptime)")
-	# its steps of 20 s or more, slowest first
-	while read -r name secs; do
-		times+=("$own:   $name $secs s")
+	# its steps of 20 s or more, slowest first, with the time its vCPUs
+	# were busy
+	while read -r name secs cpu; do
+		times+=("$own:   $name $secs s, vCPUs busy ${cpu:-?} s")
 	done < <(sed -n 's/^KPM-TIME: \(.*\)$/\1/p' "$log" |
 		 awk '$2 >= 20' | sort -k2,2nr)
 	rm -f "$log"
