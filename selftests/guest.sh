@@ -52,8 +52,9 @@ results() {
 }
 
 # busy_ticks: the time all CPUs spent busy (user to softirq, not idle,
-# not in iowait) so far; under TCG a busy vCPU is a host thread running. Read without a
-# fork: on the debug kernel, starting a program takes a fifth of a second.
+# not in iowait) so far; under TCG a busy vCPU is a host thread running.
+# Read without a fork: on the debug kernel, starting a program takes a
+# fifth of a second.
 busy() {
 	local cpu user nice system idle iowait irq softirq
 	read -r cpu user nice system idle iowait irq softirq _ < /proc/stat

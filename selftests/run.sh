@@ -122,7 +122,7 @@ bench_smoke() {
 # under PREFIX/, its own (the kernel's log, lockdep, kmemleak) under OWN/,
 # which names it in the timeline.
 guest() {	# PREFIX OWN VM.SH-ARGS... -- COMMAND...
-	local prefix=$1 own=$2 log vm_rc status name t0=$SECONDS up cpu line
+	local prefix=$1 own=$2 log vm_rc status name t0=$SECONDS up cpu busy line
 	shift 2
 	echo "== $own: guest"
 	log=$(mktemp)
@@ -152,8 +152,8 @@ guest() {	# PREFIX OWN VM.SH-ARGS... -- COMMAND...
 	times+=("$own: guest $((SECONDS - t0)) s, host CPU ${cpu:-?} s (/init at ${up:-?} s of its uptime)")
 	# its steps of 20 s or more, slowest first, with the time its vCPUs
 	# were busy
-	while read -r name secs cpu; do
-		times+=("$own:   $name $secs s, vCPUs busy ${cpu:-?} s")
+	while read -r name secs busy; do
+		times+=("$own:   $name $secs s, vCPUs busy ${busy:-?} s")
 	done < <(sed -n 's/^KPM-TIME: \(.*\)$/\1/p' "$log" |
 		 awk '$2 >= 20' | sort -k2,2nr)
 	rm -f "$log"
