@@ -7,14 +7,16 @@
 # kernel with kmemleak, a last result says whether a scan after the final
 # rmmod found a leak the module allocated.
 #
-# usage: guest.sh [--suite main|stress|fuzz|drivers|cpus] [MODULE [KSFT_DIR]]
-#   main       (default) the netlink tests, the two-host tests, the
-#              helpers, and record under hotplug and at 1 kHz
-#   stress     rmmod under load
-#   fuzz       fuzzing, load-time sessions, the YNL CLI
-#   drivers    drivers that lock in their stats: one vCPU, two e1000e
+# usage: guest.sh [--suite SUITE] [MODULE [KSFT_DIR]]
+#   SUITE      the tests to run, main by default:
+#     main     the netlink tests, the two-host tests, the helpers, and
+#              record under hotplug and with a stalled reader
+#     stress   rmmod under load
+#     fuzz     fuzzing, load-time sessions, the YNL CLI
+#     minute   record at 1 kHz for a minute
+#     drivers  drivers that lock in their stats: one vCPU, two e1000e
 #              on a QEMU hub and a bond (vm.sh --smp 1 --e1000e 2)
-#   cpus       the netlink tests with many CPUs (vm.sh --smp 64)
+#     cpus     the netlink tests with many CPUs (vm.sh --smp 64)
 #   MODULE     the module to test (default: ./ksft_perfmon.ko)
 #   KSFT_DIR   tools/testing/selftests of a kernel tree whose driver
 #              selftest library runs PerfMonitor (default: none, not run)
@@ -83,6 +85,7 @@ step() {
 }
 
 # a program's exit status counts too: one that cannot start reports nothing
+# (named $exit_as.exit_status, when set, rather than NAME.exit_status)
 run() {
 	local name=$1 t0=$SECONDS b0
 	busy
@@ -90,9 +93,9 @@ run() {
 	shift
 	"$@" 2>&1 | results "$name."
 	if [ "${PIPESTATUS[0]}" -eq 0 ]; then
-		echo "KPM-RESULT: pass $name.exit_status"
+		echo "KPM-RESULT: pass ${exit_as:-$name}.exit_status"
 	else
-		echo "KPM-RESULT: fail $name.exit_status"
+		echo "KPM-RESULT: fail ${exit_as:-$name}.exit_status"
 	fi
 	took "$name" "$t0" "$b0"
 }
@@ -106,10 +109,10 @@ kpm_insmod() {
 export -f kpm_insmod
 
 # the names of this guest's own results (its kernel's state at the end):
-# the stress and fuzz guests' tests go with the main guest's, their own
-# apart
+# the stress, fuzz and minute guests' tests go with the main guest's,
+# their own apart
 own=
-case "$suite" in stress | fuzz) own=$suite/ ;; esac
+case "$suite" in stress | fuzz | minute) own=$suite/ ;; esac
 
 # objects allocated before the tests are not ours
 [ -w "$kmemleak" ] && echo clear > "$kmemleak"
@@ -146,15 +149,17 @@ suite_main() {
 	# and paced UDP on lo
 	run top /usr/bin/python3 selftests/top_tmux_test.py
 	step module.rmmod rmmod ksft_perfmon
-	# record under CPU hotplug, at 1 kHz for a minute, with a stalled
-	# reader; record as the supervisor of its COMMAND, which the kernel
-	# has no part in, on 6.12 alone (Documentation/testing.rst)
+	# record under CPU hotplug and with a stalled reader (at 1 kHz for a
+	# minute in a guest of its own, suite_minute); record as the
+	# supervisor of its COMMAND, which the kernel has no part in, on 6.12
+	# alone (Documentation/testing.rst)
 	step module.insmod_for_record kpm_insmod
 	if [ "$(basename "$(dirname "$KPM_MODULE")")" = 6.12 ]; then
-		run record /usr/bin/python3 selftests/record_robustness.py
+		run record /usr/bin/python3 selftests/record_robustness.py \
+			--except zero_loss_1khz
 	else
 		run record /usr/bin/python3 selftests/record_robustness.py \
-			$(/usr/bin/python3 selftests/record_robustness.py --kernel-tests)
+			--kernel --except zero_loss_1khz
 	fi
 	step module.rmmod_after_record rmmod ksft_perfmon
 }
@@ -191,6 +196,15 @@ suite_fuzz() {
 	fi
 }
 
+# its fourth: a minute at 1 kHz, a guest that is mostly waiting, beside
+# the wide guests rather than in the main guest
+suite_minute() {
+	step "${own}module.insmod" kpm_insmod
+	exit_as=${own}record run record \
+		/usr/bin/python3 selftests/record_robustness.py zero_loss_1khz
+	step "${own}module.rmmod" rmmod ksft_perfmon
+}
+
 # drivers that take a lock in ndo_get_stats64, sampled at 1 ms on one vCPU
 suite_drivers() {
 	step module.insmod kpm_insmod
@@ -211,6 +225,7 @@ case "$suite" in
 main) suite_main ;;
 stress) suite_stress ;;
 fuzz) suite_fuzz ;;
+minute) suite_minute ;;
 drivers) suite_drivers ;;
 cpus) suite_cpus ;;
 *) echo "KPM-RESULT: fail guest.unknown_suite_$suite" ;;

@@ -4,9 +4,10 @@
 with a tiny ring and a reader that stalls. Needs the module loaded and
 root; KTAP output, non-zero exit when a test failed.
 
-usage: record_robustness.py [TEST...]   (default: all)
-       record_robustness.py --kernel-tests   (the names of those the kernel
-                                              takes part in)
+usage: record_robustness.py [--kernel] [--except TEST]... [TEST...]
+  TEST      a test to run (default: all, or with --kernel those the kernel
+            takes part in)
+  --except  leave TEST out (repeatable)
 """
 
 import json
@@ -622,12 +623,31 @@ TESTS = KERNEL_TESTS + TOOL_TESTS
 
 
 def main():
-    if sys.argv[1:] == ['--kernel-tests']:
-        print(' '.join(f.__name__ for f in KERNEL_TESTS))
-        return 0
+    args, named, left_out = sys.argv[1:], [], []
+    tests = TESTS
+    while args:
+        if args[0] == '--kernel':
+            tests = KERNEL_TESTS
+        elif args[0] == '--except' and len(args) > 1:
+            args.pop(0)
+            left_out.append(args[0])
+        elif args[0].startswith('-'):
+            print(__doc__.split('\n\n', 1)[1], file=sys.stderr, end='')
+            return 2
+        else:
+            named.append(args[0])
+        args.pop(0)
+    unknown = set(named + left_out) - {f.__name__ for f in TESTS}
+    if unknown:
+        print(f'record_robustness.py: no test {", ".join(sorted(unknown))}',
+              file=sys.stderr)
+        return 2
     sys.stdout.reconfigure(line_buffering=True)
-    tests = [f for f in TESTS if not sys.argv[1:] or
-             f.__name__ in sys.argv[1:]]
+    tests = [f for f in tests if (not named or f.__name__ in named) and
+             f.__name__ not in left_out]
+    if not tests:
+        print('record_robustness.py: no test left to run', file=sys.stderr)
+        return 2
     print('TAP version 13')
     print(f'1..{len(tests)}')
     failed = 0

@@ -7,7 +7,7 @@
 #
 # Environment: KERNELS selects kernels of the matrix (default: all of
 # "$(scripts/kernel.sh list)"); KPM_KVM=1 uses KVM instead of TCG; KPM_SMP
-# sets the main guest's CPUs (default 4).
+# sets the main and minute guests' CPUs (default 4).
 
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -131,7 +131,7 @@ guest() {	# PREFIX OWN VM.SH-ARGS... -- COMMAND...
 	vm_rc=${PIPESTATUS[0]}
 	while read -r status name; do
 		case "$name" in
-		stress/* | fuzz/*) result "$status" "$own/${name#*/}" ;;
+		stress/* | fuzz/* | minute/*) result "$status" "$own/${name#*/}" ;;
 		*) result "$status" "$prefix/$name" ;;
 		esac
 	done < <(sed -n 's/^KPM-RESULT: \([a-z]*\) \(.*\)$/\1 \2/p' "$log")
@@ -198,6 +198,19 @@ guest_fuzz() {	# NAME
 		selftests/guest.sh --suite fuzz "build/$1/ksft_perfmon.ko" ${ksft:+"$ksft"}
 }
 
+# its fourth, the same way, on the main guest's vCPUs: the minute at
+# 1 kHz. Its vCPUs are busy less than half the time, so it runs beside a
+# wide guest, not after it; and it is timed, so it runs at lane a's nice
+# even in lane b: at 19, beside a busy wide guest, its record could
+# starve and lose samples
+guest_minute() {	# NAME
+	renice -n "$nice_a" -p "$BASHPID" > /dev/null ||
+		echo "run.sh: the minute runs at nice $lane_nice"
+	guest "$1" "$1/minute" --smp "${KPM_SMP:-4}" -- \
+		selftests/guest.sh --suite minute "build/$1/ksft_perfmon.ko"
+	renice -n "$lane_nice" -p "$BASHPID" > /dev/null
+}
+
 # drivers that lock in their stats: one vCPU, two e1000e on a hub
 guest_drivers() {	# NAME
 	guest "$1/drivers" "$1/drivers" --smp 1 --e1000e 2 -- \
@@ -232,14 +245,17 @@ guest_cpus() {	# NAME
 # grace period) burns CPU while the other is not running: two guests side
 # by side cost up to twice the host CPU they cost one after the other
 # (Documentation/testing.rst has the measurements). So the wide jobs, the
-# guests of more than one vCPU, run one at a time, in lane a. Lane b
+# busy guests of more than one vCPU, run one at a time, in lane a. Lane b
 # first sets up the kernels that are built here (the debug kernel's build
 # when it is not cached, at nice 0, beside lane a's first guests), then
 # goes to nice 19 and takes the rest of the jobs of about one thread: the
 # host-side checks, the other setups, the one-vCPU guests. At nice 19 they
-# use what CPU the wide guest leaves idle and delay it little. Lane a
-# takes any job, the first of the list that is ready, so the list starts
-# with the debug kernel's guests, the longest.
+# use what CPU the wide guest leaves idle and delay it little. The minute
+# at 1 kHz is not a wide job, though its guest has 4 vCPUs: they are
+# busy less than half the time, and either lane takes it, at lane a's
+# nice (guest_minute). Lane a takes any job, the first of the list that
+# is ready, so the list starts with the debug kernel's guests, the
+# longest.
 wide() {	# JOB
 	case "$1" in
 	main:* | stress:* | cpus:* | bench) return 0 ;;
@@ -260,7 +276,7 @@ done
 # the wide jobs before the narrow ones that lane b would take anyway
 case " $kernels " in *" 6.12 "*) jobs+=(cpus:6.12) ;; esac
 jobs+=(bench)
-for j in fuzz drivers; do
+for j in minute fuzz drivers; do
 	for k in $kernels; do
 		built "$k" && jobs+=("$j:$k")
 	done
@@ -297,14 +313,19 @@ run_job() {	# JOB (SYNC-DIR in $sync)
 # Take the first job not taken (mkdir is the claim) whose kernel is set
 # up, until every job is taken, or the other lane (OTHER-PID) is gone with
 # a setup this one waits for: those guests' results are then missing.
-# With "narrow", leave the wide jobs to the other lane.
+# With "narrow", leave the wide jobs to the other lane (and the minutes,
+# without the right to go back to lane a's nice for them).
 lane() {	# OTHER-PID [narrow]
 	local j waiting
 	while :; do
 		waiting=0
 		for j in "${jobs[@]}"; do
 			[ -e "$sync/claim.$j" ] && continue
-			[ "${2:-}" = narrow ] && wide "$j" && continue
+			if [ "${2:-}" = narrow ]; then
+				wide "$j" && continue
+				[ -z "$renice_back" ] && [ "${j%%:*}" = minute ] &&
+					continue
+			fi
 			case "$j" in
 			host | bench | setup:*) ;;
 			*) [ -e "$sync/setup.${j#*:}" ] || { waiting=1; continue; } ;;
@@ -320,7 +341,8 @@ lane() {	# OTHER-PID [narrow]
 
 # Lane b: the setups of kernels built here, then at nice 19 the host-side
 # checks (those setups and the host-side checks are claimed for it
-# below), and the jobs that are not wide. Nice works between the lanes
+# below), and the jobs that are not wide, the minutes at lane a's nice
+# where it may go back to it (root may). Nice works between the lanes
 # because they share a session: with autogroup, a lane b in a session of
 # its own would not be behind.
 lane_b() {
@@ -330,8 +352,14 @@ lane_b() {
 	for k in $kernels; do
 		built "$k" && run_job "setup:$k"
 	done
-	renice -n 19 -p "$BASHPID" > /dev/null ||
+	renice -n 19 -p "$BASHPID" > /dev/null && lane_nice=19 ||
 		echo "run.sh: lane b runs at the nice of lane a"
+	if [ "$lane_nice" != "$nice_a" ] &&
+	   ! { renice -n "$nice_a" -p "$BASHPID" &&
+	       renice -n "$lane_nice" -p "$BASHPID"; } > /dev/null 2>&1; then
+		renice_back=
+		echo "run.sh: lane b cannot go back to nice $nice_a; the minutes are lane a's"
+	fi
 	host_side
 	lane "$lane_a" narrow
 	times+=("lane b: $SECONDS s")
@@ -350,6 +378,9 @@ for k in $kernels; do
 	built "$k" && mkdir "$sync/claim.setup:$k"
 done
 lane_a=$$
+nice_a=$(nice)
+lane_nice=$nice_a	# this lane's: lane b goes to 19
+renice_back=1		# lane b may go back to nice_a for a minute
 # in a process group of its own, which a stopped run stops whole
 set -m
 lane_b < /dev/null > "$sync/b.log" 2>&1 &
