@@ -67,7 +67,7 @@ build() {
 		return
 	fi
 	jobs=$(nproc)
-	log "building $out with $jobs jobs (about 20 minutes on 2 cores)"
+	log "building $out with $jobs jobs (8 to 30 minutes on 2 cores)"
 	rm -rf "$out"
 	mkdir -p "$out"
 	make -s -C "$src" O="$out" $base >&2
