@@ -4,6 +4,7 @@
  * input line, so that Python can compare it with its own json.dumps().
  *   f VALUE        py_float_repr()
  *   r VALUE N      py_round() then py_float_repr()
+ *   R VALUE N      py_round_repr()
  *   s HEX          py_json_escape() of the bytes HEX encodes
  *   D MANT EXP     py_decimal_repr()
  *   T NS           the "time" of obs_line_start() for NS ns after its base
@@ -63,6 +64,7 @@ static void write_doc(char *tokens)
 			break;
 		}
 	}
+	jw_flush(&w);
 	puts(w.error ? "\nERROR\n." : "\n.");
 }
 
@@ -88,6 +90,13 @@ int main(void)
 			if (line[0] == 'r' && sscanf(line + 2, "%*s %d", &n) == 1)
 				v = py_round(v, n);
 			puts(py_float_repr(v, out, sizeof(out)) ? out : "ERROR");
+		} else if (line[0] == 'R') {
+			v = strtod_l(line + 2, NULL, c_loc);
+			if (sscanf(line + 2, "%*s %d", &n) == 1 &&
+			    py_round_repr(v, n, out, sizeof(out)))
+				puts(out);
+			else
+				puts("ERROR");
 		} else if (line[0] == 's') {
 			for (i = 0; sscanf(line + 2 + 2 * i, "%2x", &byte) == 1 &&
 				    i < sizeof(str) - 1; i++)
@@ -113,6 +122,7 @@ int main(void)
 			/* a base of 2^62 ns keeps both signs in range */
 			obs_line_start(f, &w, "h", "n", "scalar",
 				       (1ULL << 62) + ns, 1ULL << 62);
+			jw_flush(&w);
 			fclose(f);
 			t = strstr(buf, "\"time\":");
 			printf("%.*s\n", t ? (int)strcspn(t + 7, ",") : 5,

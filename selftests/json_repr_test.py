@@ -7,6 +7,7 @@ Compares against Python itself on fixed edge cases and on random values
 """
 
 import json
+import math
 import os
 import random
 import struct
@@ -62,6 +63,27 @@ bad = [(v, n, g) for (v, n), g in zip(rounds, got)
        if json.dumps(round(v, n)) != g]
 results.append(('round_matches_python', not bad,
                 f'{len(rounds)} values, mismatches {bad[:5]}'))
+
+# the exact path of py_round_repr(), which writes round(v, n) from an
+# integer: exact ties (binary fractions half way between two decimals of
+# n digits), values next to them, signs, zeros, and the large and tiny
+# ones it leaves to the long way
+ties = [k / 2 ** 5 for k in range(0, 3200)] + \
+    [k / 2 ** 11 for k in range(0, 2 ** 11 * 4)]
+ties += [math.nextafter(t, d) for t in ties[::7] for d in (0, 200)]
+exact = [(rng.uniform(0, 100), 4) for _ in range(40000)] + \
+        [(rng.uniform(-1e6, 1e6), rng.randint(0, 9)) for _ in range(20000)] + \
+        [(t * rng.choice((1, -1)), n) for t in ties for n in (4, 5)] + \
+        [(v, n) for v in (0.0, -0.0, 5e-324, -5e-324, 1e-30, -1e-30,
+                          0.00005, -0.00005, 2.675, 1e15, 2.0 ** 53,
+                          -2.0 ** 53, 9.99999999e22, 1.7976931348623157e308,
+                          4.9999999999999996e-05, 100.0, 99.99995)
+         for n in range(10)]
+got = run([f'R {v!r} {n}' for v, n in exact])
+bad = [(v, n, g) for (v, n), g in zip(exact, got)
+       if json.dumps(round(v, n)) != g]
+results.append(('round_repr_matches_python', not bad,
+                f'{len(exact)} values, mismatches {bad[:5]}'))
 
 strings = ['local', 'remote', 'a"b\\c', 'tab\tnl\ncr\r\x01\x1f\x7f',
            'caf\u00e9', '\u2603 snow', '\U0001F600 grin', '']

@@ -11,6 +11,7 @@
 #include <float.h>
 #include <locale.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -268,6 +269,45 @@ double py_round(double v, int ndigits)
 	return v;
 }
 
+/*
+ * The repr of py_round(@v, @ndigits) into @buf, as jw_double() writes
+ * it. Python rounds the exact binary value of @v half-even: with @v =
+ * m * 2^e, that is m * 10^ndigits * 2^e rounded to an integer c, exact
+ * in 128 bits, and the result is the double nearest c / 10^ndigits, whose
+ * digits py_decimal_repr() writes. Values this does not cover (large,
+ * tiny, or rounding to zero) take py_round() and py_float_repr().
+ */
+bool py_round_repr(double v, int ndigits, char *buf, size_t len)
+{
+	static const unsigned long long pow10[] = {
+		1, 10, 100, 1000, 10000, 100000, 1000000, 10000000,
+		100000000, 1000000000,
+	};
+	unsigned __int128 p, rem, half;
+	unsigned long long c;
+	int e, shift;
+
+	if (!isfinite(v) || ndigits < 0 || ndigits > 9)
+		return false;
+	/* |v| = m * 2^(e - 53), with m a 53-bit integer */
+	p = (unsigned __int128)(unsigned long long)ldexp(fabs(frexp(v, &e)), 53);
+	shift = 53 - e;
+	if (shift <= 0 || shift > 96)
+		goto slow;
+	p *= pow10[ndigits];
+	c = (unsigned long long)(p >> shift);
+	rem = p & (((unsigned __int128)1 << shift) - 1);
+	half = (unsigned __int128)1 << (shift - 1);
+	if (rem > half || (rem == half && (c & 1)))
+		c++;
+	if (!c || c > 1ULL << 53)
+		goto slow;
+	return py_decimal_repr(v < 0 ? -(long long)c : (long long)c, -ndigits,
+			       buf, len);
+slow:
+	return py_float_repr(py_round(v, ndigits), buf, len);
+}
+
 int utf8_decode(const unsigned char *s, unsigned int *cp)
 {
 	int n, i;
@@ -350,7 +390,59 @@ bool py_json_escape(const char *s, char *buf, size_t len)
 	return true;
 }
 
-bool py_json_fputs(const char *s, FILE *f)
+void jw_init(struct jw *w, FILE *f)
+{
+	memset(w, 0, offsetof(struct jw, buf));
+	w->f = f;
+}
+
+void jw_set_indent(struct jw *w, int indent)
+{
+	w->indent = indent;
+}
+
+/* stdio keeps what it cannot write in ferror(), which out_check reads */
+void jw_flush(struct jw *w)
+{
+	if (w->len)
+		fwrite(w->buf, 1, w->len, w->f);
+	w->len = 0;
+}
+
+static void jw_write(struct jw *w, const char *s, size_t n)
+{
+	if (n > sizeof(w->buf) - w->len) {
+		jw_flush(w);
+		if (n > sizeof(w->buf)) {
+			fwrite(s, 1, n, w->f);
+			return;
+		}
+	}
+	memcpy(w->buf + w->len, s, n);
+	w->len += n;
+}
+
+static void jw_putc(struct jw *w, char c)
+{
+	if (w->len == sizeof(w->buf))
+		jw_flush(w);
+	w->buf[w->len++] = c;
+}
+
+static void jw_puts(struct jw *w, const char *s)
+{
+	jw_write(w, s, strlen(s));
+}
+
+/* A top-level value is written whole: what the caller writes next follows. */
+static void jw_value_end(struct jw *w)
+{
+	if (!w->depth)
+		jw_flush(w);
+}
+
+/* @s escaped as json.dumps() escapes it; false for bad UTF-8 */
+static bool jw_escaped(struct jw *w, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
 
@@ -360,10 +452,9 @@ bool py_json_fputs(const char *s, FILE *f)
 		unsigned int cp;
 		int n;
 
-		/* a run of characters that stand for themselves, at once */
 		while (*p >= 0x20 && *p < 0x7f && *p != '"' && *p != '\\')
 			p++;
-		fwrite(run, 1, p - run, f);
+		jw_write(w, (const char *)run, p - run);
 		if (!*p)
 			break;
 		n = utf8_decode(p, &cp);
@@ -371,27 +462,32 @@ bool py_json_fputs(const char *s, FILE *f)
 			return false;
 		p += n;
 		escape_cp(cp, tmp);
-		fputs(tmp, f);
+		jw_puts(w, tmp);
 	}
 	return true;
 }
 
-void jw_init(struct jw *w, FILE *f)
+bool py_json_fputs(const char *s, FILE *f)
 {
-	memset(w, 0, sizeof(*w));
-	w->f = f;
-}
+	struct jw w;
+	bool ok;
 
-void jw_set_indent(struct jw *w, int indent)
-{
-	w->indent = indent;
+	jw_init(&w, f);
+	ok = jw_escaped(&w, s);
+	jw_flush(&w);
+	return ok;
 }
 
 /* With an indent, a line break and the indent of @depth levels. */
 static void jw_newline(struct jw *w, int depth)
 {
-	if (w->indent && depth >= 0)
-		fprintf(w->f, "\n%*s", w->indent * depth, "");
+	int i;
+
+	if (!w->indent || depth < 0)
+		return;
+	jw_putc(w, '\n');
+	for (i = 0; i < w->indent * depth; i++)
+		jw_putc(w, ' ');
 }
 
 /*
@@ -401,7 +497,7 @@ static void jw_newline(struct jw *w, int depth)
 static void jw_member_prefix(struct jw *w)
 {
 	if (w->items[w->depth]++)
-		fputc(',', w->f);
+		jw_putc(w, ',');
 	if (w->depth)
 		jw_newline(w, w->depth);
 }
@@ -421,8 +517,9 @@ static void jw_close(struct jw *w, char c)
 {
 	if (w->items[w->depth])
 		jw_newline(w, w->depth - 1);
-	fputc(c, w->f);
+	jw_putc(w, c);
 	w->depth--;
+	jw_value_end(w);
 }
 
 static void jw_open(struct jw *w, char c)
@@ -432,7 +529,7 @@ static void jw_open(struct jw *w, char c)
 		w->error = true;
 		return;
 	}
-	fputc(c, w->f);
+	jw_putc(w, c);
 	w->depth++;
 	w->items[w->depth] = 0;
 	w->prev_key[w->depth] = NULL;
@@ -468,10 +565,10 @@ void jw_key(struct jw *w, const char *key)
 	*prev = key;
 
 	jw_member_prefix(w);
-	fputc('"', w->f);
-	if (!py_json_fputs(key, w->f))
+	jw_putc(w, '"');
+	if (!jw_escaped(w, key))
 		w->error = true;
-	fputs(w->indent ? "\": " : "\":", w->f);
+	jw_puts(w, w->indent ? "\": " : "\":");
 	w->after_key = true;
 }
 
@@ -479,58 +576,83 @@ void jw_key(struct jw *w, const char *key)
 void jw_str(struct jw *w, const char *s)
 {
 	jw_value_prefix(w);
-	fputc('"', w->f);
-	if (!py_json_fputs(s, w->f))
+	jw_putc(w, '"');
+	if (!jw_escaped(w, s))
 		w->error = true;
-	fputc('"', w->f);
+	jw_putc(w, '"');
+	jw_value_end(w);
+}
+
+/* a number formatted into @buf, or null for one JSON cannot hold */
+static void jw_number(struct jw *w, const char *buf, bool ok)
+{
+	jw_value_prefix(w);
+	if (!ok)
+		w->error = true;	/* allow_nan=False */
+	jw_puts(w, ok ? buf : "null");
+	jw_value_end(w);
 }
 
 void jw_double(struct jw *w, double v)
 {
 	char buf[32];
 
-	jw_value_prefix(w);
-	if (!py_float_repr(v, buf, sizeof(buf))) {
-		w->error = true;	/* allow_nan=False */
-		strcpy(buf, "null");
-	}
-	fputs(buf, w->f);
+	jw_number(w, buf, py_float_repr(v, buf, sizeof(buf)));
+}
+
+void jw_round(struct jw *w, double v, int ndigits)
+{
+	char buf[32];
+
+	jw_number(w, buf, py_round_repr(v, ndigits, buf, sizeof(buf)));
 }
 
 void jw_decimal(struct jw *w, long long mant, int exp10)
 {
 	char buf[64];
 
-	jw_value_prefix(w);
-	if (!py_decimal_repr(mant, exp10, buf, sizeof(buf))) {
-		w->error = true;
-		return;
-	}
-	fputs(buf, w->f);
+	jw_number(w, buf, py_decimal_repr(mant, exp10, buf, sizeof(buf)));
+}
+
+/* @v in decimal, at the end of @end; returns where it begins */
+static char *u64_digits(unsigned long long v, char *end)
+{
+	do {
+		*--end = '0' + v % 10;
+		v /= 10;
+	} while (v);
+	return end;
 }
 
 void jw_int(struct jw *w, long long v)
 {
-	jw_value_prefix(w);
-	fprintf(w->f, "%lld", v);
+	char buf[24], *p;
+
+	p = u64_digits(v < 0 ? -(unsigned long long)v : (unsigned long long)v,
+		       buf + sizeof(buf) - 1);
+	buf[sizeof(buf) - 1] = '\0';
+	if (v < 0)
+		*--p = '-';
+	jw_number(w, p, true);
 }
 
 void jw_uint(struct jw *w, unsigned long long v)
 {
-	jw_value_prefix(w);
-	fprintf(w->f, "%llu", v);
+	char buf[24], *p;
+
+	p = u64_digits(v, buf + sizeof(buf) - 1);
+	buf[sizeof(buf) - 1] = '\0';
+	jw_number(w, p, true);
 }
 
 void jw_bool(struct jw *w, bool v)
 {
-	jw_value_prefix(w);
-	fputs(v ? "true" : "false", w->f);
+	jw_number(w, v ? "true" : "false", true);
 }
 
 void jw_null(struct jw *w)
 {
-	jw_value_prefix(w);
-	fputs("null", w->f);
+	jw_number(w, "null", true);
 }
 
 static const char *out_prog;

@@ -11,7 +11,13 @@
 #include <stdio.h>
 
 #define JW_MAX_DEPTH 8
+#define JW_BUF_SIZE 4096
 
+/*
+ * What is written goes to @buf, and on to @f once @buf fills up or a
+ * top-level value ends: a line of many numbers costs one fwrite(), not
+ * one call of stdio a number and a separator.
+ */
 struct jw {
 	FILE *f;
 	int depth;
@@ -20,9 +26,13 @@ struct jw {
 	bool after_key;
 	bool error;		/* NaN, infinity, bad UTF-8 or misuse */
 	int indent;		/* 0: compact; else as json.dumps(indent=N) */
+	size_t len;		/* bytes in @buf */
+	char buf[JW_BUF_SIZE];
 };
 
 void jw_init(struct jw *w, FILE *f);
+/* what is buffered, on to the FILE: a top-level value's end does it too */
+void jw_flush(struct jw *w);
 /* json.dumps(obj, indent=@indent, sort_keys=True) from here on */
 void jw_set_indent(struct jw *w, int indent);
 void jw_obj_start(struct jw *w);
@@ -33,6 +43,8 @@ void jw_arr_end(struct jw *w);
 void jw_key(struct jw *w, const char *key);
 void jw_str(struct jw *w, const char *s);
 void jw_double(struct jw *w, double v);
+/* jw_double(w, py_round(v, ndigits)), for 0 <= @ndigits <= 9 */
+void jw_round(struct jw *w, double v, int ndigits);
 /*
  * The double nearest @mant * 10^@exp10 (-22 <= @exp10 <= 0, |@mant| <=
  * 2^53), as jw_double() writes it, without the cost of finding its
@@ -50,6 +62,7 @@ bool py_float_repr(double v, char *buf, size_t len);
 bool py_decimal_repr(long long mant, int exp10, char *buf, size_t len);
 /* Python's round(v, ndigits) for 0 <= ndigits <= 17 */
 double py_round(double v, int ndigits);
+bool py_round_repr(double v, int ndigits, char *buf, size_t len);
 /* Decode one UTF-8 sequence; returns its length, 0 when invalid. */
 int utf8_decode(const unsigned char *s, unsigned int *cp);
 /* JSON string body of UTF-8 @s as ensure_ascii=True escapes it */

@@ -353,7 +353,7 @@ void obs_line_start(FILE *f, struct jw *w, const char *host,
 		else
 			jw_decimal(w, d < 0 ? -us : us, -6);
 	} else
-		jw_double(w, py_round((double)d / NSEC_PER_SEC, 6));
+		jw_round(w, (double)d / NSEC_PER_SEC, 6);
 	jw_key(w, "value");
 }
 
@@ -516,7 +516,7 @@ static void emit_cpu_util(struct record *r, const struct sample *smp,
 			continue;
 		}
 		util = 100.0 * (double)busy / (double)(busy + idle);
-		jw_double(&w, py_round(util, 4));
+		jw_round(&w, util, 4);
 	}
 	jw_arr_end(&w);
 	obs_end(r, &w);
