@@ -39,9 +39,10 @@ static const struct nla_policy ksft_perfmon_session_del_nl_policy[KSFT_PERFMON_A
 };
 
 /* KSFT_PERFMON_CMD_SAMPLE_GET - dump */
-static const struct nla_policy ksft_perfmon_sample_get_nl_policy[KSFT_PERFMON_A_SAMPLE_CURSOR + 1] = {
+static const struct nla_policy ksft_perfmon_sample_get_nl_policy[KSFT_PERFMON_A_SAMPLE_CHANGED_ONLY + 1] = {
 	[KSFT_PERFMON_A_SAMPLE_SESSION_ID] = NLA_POLICY_MIN(NLA_U32, 1),
 	[KSFT_PERFMON_A_SAMPLE_CURSOR] = { .type = NLA_UINT, },
+	[KSFT_PERFMON_A_SAMPLE_CHANGED_ONLY] = { .type = NLA_FLAG, },
 };
 
 /* Ops table for ksft_perfmon */
@@ -78,7 +79,7 @@ static const struct genl_split_ops ksft_perfmon_nl_ops[] = {
 		.dumpit		= ksft_perfmon_nl_sample_get_dumpit,
 		.done		= ksft_perfmon_nl_sample_get_done,
 		.policy		= ksft_perfmon_sample_get_nl_policy,
-		.maxattr	= KSFT_PERFMON_A_SAMPLE_CURSOR,
+		.maxattr	= KSFT_PERFMON_A_SAMPLE_CHANGED_ONLY,
 		.flags		= GENL_CMD_CAP_DUMP,
 	},
 };

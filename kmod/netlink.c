@@ -16,17 +16,30 @@
 #include "kpm.h"
 #include "netlink-gen.h"
 
-/* dump position of sample-get, in cb->ctx */
+/*
+ * dump position of sample-get, in cb->ctx. With changed-only, @copies
+ * holds two samples: the one being sent and the one sent before it, which
+ * the flag KPM_NL_CUR_SECOND tells apart.
+ */
 struct kpm_nl_sample_ctx {
-	struct kpm_sample *copy;	/* the sample being sent */
+	struct kpm_sample *copies;	/* the dump's copies of samples */
 	u64 cookie;	/* of the session: its id alone may be reused */
 	u64 seq;	/* the sample being sent, or the next one */
 	u64 end;	/* the head when the dump started: where it ends */
 	s64 timens;	/* the requester's CLOCK_MONOTONIC offset, in ns */
 	u32 session_id;
-	u16 item;	/* next netdev, then CPU, of *copy to send */
-	bool copied;	/* *copy holds sample seq, not all of it sent */
+	u16 item;	/* next netdev, then CPU, of the current copy to send */
+	u8 flags;	/* KPM_NL_* */
+	u8 ndevs;	/* of the session: the size of its samples */
 };
+
+/* the current copy holds sample seq, not all of it sent */
+#define KPM_NL_COPIED		BIT(0)
+/* send what changed since the previous copy, once there is one */
+#define KPM_NL_CHANGED_ONLY	BIT(1)
+#define KPM_NL_HAVE_PREV	BIT(2)
+/* the current copy is the second of @copies */
+#define KPM_NL_CUR_SECOND	BIT(3)
 
 /* dump position of session-get, in cb->ctx */
 struct kpm_nl_session_ctx {
@@ -305,11 +318,26 @@ int ksft_perfmon_nl_session_del_doit(struct sk_buff *skb,
 	return s ? 0 : -ENOENT;
 }
 
-static int kpm_nl_put_dev(struct sk_buff *skb,
-			  const struct kpm_dev_sample *ds)
+/* counter @i of kpm_dev_stats[] in @ds */
+static u64 kpm_dev_stat(const struct kpm_dev_sample *ds, u32 i)
+{
+	return *(const u64 *)((const void *)&ds->stats +
+			      kpm_dev_stats[i].offset);
+}
+
+/*
+ * Netdev @ds of a sample, whole, or with @prev (the same netdev in the
+ * sample sent before) only the counters that changed: all of them when
+ * it was gone in @prev, none when it is gone.
+ */
+static int kpm_nl_put_dev(struct sk_buff *skb, const struct kpm_dev_sample *ds,
+			  const struct kpm_dev_sample *prev)
 {
 	struct nlattr *nest;
 	u32 i;
+
+	if (prev && prev->gone)
+		prev = NULL;
 
 	nest = nla_nest_start(skb, KSFT_PERFMON_A_SAMPLE_DEV);
 	if (!nest)
@@ -321,11 +349,11 @@ static int kpm_nl_put_dev(struct sk_buff *skb,
 			goto err_cancel_nest;
 	} else {
 		for (i = 0; i < ARRAY_SIZE(kpm_dev_stats); i++) {
-			const void *field = (const void *)&ds->stats +
-					    kpm_dev_stats[i].offset;
+			u64 v = kpm_dev_stat(ds, i);
 
-			if (nla_put_uint(skb, kpm_dev_stats[i].attr,
-					 *(const u64 *)field))
+			if (prev && v == kpm_dev_stat(prev, i))
+				continue;
+			if (nla_put_uint(skb, kpm_dev_stats[i].attr, v))
 				goto err_cancel_nest;
 		}
 	}
@@ -337,12 +365,21 @@ err_cancel_nest:
 	return -EMSGSIZE;
 }
 
+/*
+ * CPU @cpu of a sample, whole, or with @prev (the same CPU in the sample
+ * sent before) only the counters that changed, and nothing when none did
+ * and it is as online as it was.
+ */
 static int kpm_nl_put_cpu(struct sk_buff *skb, unsigned int cpu,
-			  const struct kpm_cpu_sample *cs)
+			  const struct kpm_cpu_sample *cs,
+			  const struct kpm_cpu_sample *prev)
 {
 	struct nlattr *nest;
 	u32 i;
 
+	if (prev && prev->online == cs->online &&
+	    !memcmp(prev->time, cs->time, sizeof(cs->time)))
+		return 0;
 	nest = nla_nest_start(skb, KSFT_PERFMON_A_SAMPLE_CPU);
 	if (!nest)
 		return -EMSGSIZE;
@@ -350,7 +387,8 @@ static int kpm_nl_put_cpu(struct sk_buff *skb, unsigned int cpu,
 	    (cs->online && nla_put_flag(skb, KSFT_PERFMON_A_CPU_STATS_ONLINE)))
 		goto err_cancel_nest;
 	for (i = 0; i < KPM_CPU_NR_TIMES; i++)
-		if (nla_put_uint(skb, KSFT_PERFMON_A_CPU_STATS_USER + i,
+		if ((!prev || prev->time[i] != cs->time[i]) &&
+		    nla_put_uint(skb, KSFT_PERFMON_A_CPU_STATS_USER + i,
 				 cs->time[i]))
 			goto err_cancel_nest;
 	nla_nest_end(skb, nest);
@@ -366,19 +404,21 @@ err_cancel_nest:
 
 /*
  * Item @i of a sample: its netdevs, then its CPU ids; none for an id that
- * is not a possible CPU.
+ * is not a possible CPU. With @prev, only what changed since it.
  */
 static int kpm_nl_put_item(struct sk_buff *skb, const struct kpm_sample *smp,
-			   u32 i)
+			   const struct kpm_sample *prev, u32 i)
 {
 	u32 cpu;
 
 	if (i < smp->ndevs)
-		return kpm_nl_put_dev(skb, kpm_sample_dev(smp, i));
+		return kpm_nl_put_dev(skb, kpm_sample_dev(smp, i),
+				      prev ? kpm_sample_dev(prev, i) : NULL);
 	cpu = i - smp->ndevs;
 	if (!cpu_possible(cpu))
 		return 0;
-	return kpm_nl_put_cpu(skb, cpu, kpm_sample_cpu(smp, cpu));
+	return kpm_nl_put_cpu(skb, cpu, kpm_sample_cpu(smp, cpu),
+			      prev ? kpm_sample_cpu(prev, cpu) : NULL);
 }
 
 /*
@@ -405,13 +445,15 @@ static u64 kpm_nl_monotonic(u64 ns, s64 offset)
  * Put the next part of sample @smp into one message: its items from *@item
  * on, as many as fit. Each part says which CPUs it covers, and the last
  * one says it is the last. Its time is at @timens from the kernel's
- * CLOCK_MONOTONIC. Needs no lock: @smp is the dump's own copy.
+ * CLOCK_MONOTONIC. With @prev, the sample sent before it, only what
+ * changed since then. Needs no lock: both are the dump's own copies.
  *
  * Return: 0 when the part was the last; -EMSGSIZE when the sample goes on
  * in the next skb, *@item at its first item not sent.
  */
 static int kpm_nl_sample_fill(struct sk_buff *skb, u32 session_id,
-			      const struct kpm_sample *smp, u16 *item,
+			      const struct kpm_sample *smp,
+			      const struct kpm_sample *prev, u16 *item,
 			      s64 timens, const struct genl_info *info)
 {
 	u32 first = *item, ndevs = smp->ndevs, nitems = ndevs + nr_cpu_ids;
@@ -430,13 +472,15 @@ static int kpm_nl_sample_fill(struct sk_buff *skb, u32 session_id,
 	    (nla_put_uint(skb, KSFT_PERFMON_A_SAMPLE_TIME,
 			  kpm_nl_monotonic(smp->time_ns, timens)) ||
 	     nla_put_uint(skb, KSFT_PERFMON_A_SAMPLE_COST, smp->cost_ns) ||
-	     nla_put_uint(skb, KSFT_PERFMON_A_SAMPLE_DELAY, smp->delay_ns)))
+	     nla_put_uint(skb, KSFT_PERFMON_A_SAMPLE_DELAY, smp->delay_ns) ||
+	     (prev &&
+	      nla_put_uint(skb, KSFT_PERFMON_A_SAMPLE_BASE_SEQ, prev->seq))))
 		goto err_cancel_msg;
 
 	for (i = first; i < nitems; i++) {
 		unsigned char *mark = skb_tail_pointer(skb);
 
-		if (kpm_nl_put_item(skb, smp, i) ||
+		if (kpm_nl_put_item(skb, smp, prev, i) ||
 		    skb_tailroom(skb) < KPM_NL_PART_TAIL) {
 			nlmsg_trim(skb, mark);
 			break;
@@ -464,7 +508,8 @@ err_cancel_msg:
  *
  * Looks up the session, notes where the dump ends and the requester's time
  * namespace, and allocates the dump's copy of a sample, which the dump
- * formats with no lock held.
+ * formats with no lock held; with changed-only, a second, for the sample
+ * sent before.
  *
  * Context: process, the requester's (sendmsg()). Takes kpm_mutex, then the
  * session's lock.
@@ -482,6 +527,7 @@ int ksft_perfmon_nl_sample_get_start(struct netlink_callback *cb)
 	BUILD_BUG_ON(sizeof(*ctx) > sizeof(cb->ctx));
 	/* ctx->item counts the netdevs and CPUs of a sample */
 	BUILD_BUG_ON(KSFT_PERFMON_DEVS_MAX + CONFIG_NR_CPUS > U16_MAX);
+	BUILD_BUG_ON(KSFT_PERFMON_DEVS_MAX > U8_MAX);
 
 	if (GENL_REQ_ATTR_CHECK(info, KSFT_PERFMON_A_SAMPLE_SESSION_ID))
 		return -EINVAL;
@@ -489,6 +535,8 @@ int ksft_perfmon_nl_sample_get_start(struct netlink_callback *cb)
 	ctx->session_id = nla_get_u32(id_attr);
 	if (info->attrs[KSFT_PERFMON_A_SAMPLE_CURSOR])
 		ctx->seq = nla_get_uint(info->attrs[KSFT_PERFMON_A_SAMPLE_CURSOR]);
+	if (nla_get_flag(info->attrs[KSFT_PERFMON_A_SAMPLE_CHANGED_ONLY]))
+		ctx->flags |= KPM_NL_CHANGED_ONLY;
 	/* whoever reads on, the times are the requester's */
 	ctx->timens = kpm_nl_timens_offset();
 
@@ -496,6 +544,7 @@ int ksft_perfmon_nl_sample_get_start(struct netlink_callback *cb)
 	s = kpm_nl_session_find(cb->skb, id_attr, cb->extack);
 	if (s) {
 		ctx->cookie = s->cookie;
+		ctx->ndevs = s->ndevs;
 		sample_size = s->sample_size;
 		spin_lock(&s->lock);
 		ctx->end = s->head;
@@ -505,8 +554,22 @@ int ksft_perfmon_nl_sample_get_start(struct netlink_callback *cb)
 	if (!s)
 		return -ENOENT;
 
-	ctx->copy = kvmalloc(sample_size, GFP_KERNEL_ACCOUNT);
-	return ctx->copy ? 0 : -ENOMEM;
+	ctx->copies = kvmalloc_array(ctx->flags & KPM_NL_CHANGED_ONLY ? 2 : 1,
+				     sample_size, GFP_KERNEL_ACCOUNT);
+	return ctx->copies ? 0 : -ENOMEM;
+}
+
+/*
+ * The dump's copy of the sample being sent, or (@prev) of the one sent
+ * before it, NULL without changed-only or before the first was sent.
+ */
+static struct kpm_sample *kpm_nl_copy(struct kpm_nl_sample_ctx *ctx, bool prev)
+{
+	bool second = !!(ctx->flags & KPM_NL_CUR_SECOND) != prev;
+
+	if (prev && !(ctx->flags & KPM_NL_HAVE_PREV))
+		return NULL;
+	return (void *)ctx->copies + (second ? kpm_sample_size(ctx->ndevs) : 0);
 }
 
 /**
@@ -519,7 +582,9 @@ int ksft_perfmon_nl_sample_get_start(struct netlink_callback *cb)
  * the sampler still sees its dump end, and the samples it could not keep
  * up with are counted as lost. Each sample is copied out of the ring once
  * and sent from the copy, in as many parts as it takes, so a sample never
- * changes between its parts. A session destroyed during the dump ends it
+ * changes between its parts. With changed-only, each sample after the
+ * first is sent with only what changed since the one sent before it,
+ * whose copy the dump keeps. A session destroyed during the dump ends it
  * with -ENOENT, in an skb of its own, with its extack.
  *
  * Context: process. Takes kpm_mutex, then the session's lock, to copy
@@ -536,15 +601,16 @@ int ksft_perfmon_nl_sample_get_dumpit(struct sk_buff *skb,
 	int err;
 
 	for (;;) {
-		if (!ctx->copied) {
+		if (!(ctx->flags & KPM_NL_COPIED)) {
 			if (ctx->seq >= ctx->end)
 				return 0;
 			mutex_lock(&kpm_mutex);
 			s = xa_load(&kpm_sessions, ctx->session_id);
 			if (s && s->cookie != ctx->cookie)
 				s = NULL;
-			ctx->copied = s && kpm_session_read(s, &ctx->seq,
-							    ctx->end, ctx->copy);
+			if (s && kpm_session_read(s, &ctx->seq, ctx->end,
+						  kpm_nl_copy(ctx, false)))
+				ctx->flags |= KPM_NL_COPIED;
 			mutex_unlock(&kpm_mutex);
 			if (!s) {
 				/* an skb of its own, so that the extack goes with it */
@@ -554,16 +620,21 @@ int ksft_perfmon_nl_sample_get_dumpit(struct sk_buff *skb,
 					       "the session was destroyed during the dump");
 				return -ENOENT;
 			}
-			if (!ctx->copied)
+			if (!(ctx->flags & KPM_NL_COPIED))
 				return 0;
 			ctx->item = 0;
 		}
-		err = kpm_nl_sample_fill(skb, ctx->session_id, ctx->copy,
-					 &ctx->item, ctx->timens,
-					 genl_info_dump(cb));
+		err = kpm_nl_sample_fill(skb, ctx->session_id,
+					 kpm_nl_copy(ctx, false),
+					 kpm_nl_copy(ctx, true), &ctx->item,
+					 ctx->timens, genl_info_dump(cb));
 		if (err)
 			return err;
-		ctx->copied = false;
+		ctx->flags &= ~KPM_NL_COPIED;
+		/* the sample sent is the next one's base */
+		if (ctx->flags & KPM_NL_CHANGED_ONLY)
+			ctx->flags = (ctx->flags ^ KPM_NL_CUR_SECOND) |
+				     KPM_NL_HAVE_PREV;
 		ctx->seq++;
 	}
 }
@@ -580,7 +651,7 @@ int ksft_perfmon_nl_sample_get_done(struct netlink_callback *cb)
 {
 	struct kpm_nl_sample_ctx *ctx = (void *)cb->ctx;
 
-	kvfree(ctx->copy);
+	kvfree(ctx->copies);
 	return 0;
 }
 
