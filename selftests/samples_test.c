@@ -313,6 +313,146 @@ TEST_F(rec, split_samples_out_of_order)
 	EXPECT_EQ(0, self->d.samples);
 }
 
+/*
+ * A sample of changed-only on sample @base: CPU @cpu, online, with only its
+ * user time, and the fixture's netdev with only its tx_dropped, or
+ * nothing of either for -1; the netdev gone for @tx_dropped -2.
+ */
+static struct nl_msg *changes_msg(uint64_t seq, uint64_t base, int cpu,
+				  uint64_t user, int64_t tx_dropped)
+{
+	struct nl_msg *msg = nlmsg_alloc();
+	struct nlattr *nest;
+
+	genlmsg_put(msg, 0, 0, 0x20, 0, 0, KSFT_PERFMON_CMD_SAMPLE_GET, 1);
+	nla_put_u64(msg, KSFT_PERFMON_A_SAMPLE_SEQ, seq);
+	nla_put_u64(msg, KSFT_PERFMON_A_SAMPLE_TIME, seq * 10 * MS);
+	nla_put_u64(msg, KSFT_PERFMON_A_SAMPLE_BASE_SEQ, base);
+	nla_put_u32(msg, KSFT_PERFMON_A_SAMPLE_CPU_START, 0);
+	nla_put_u32(msg, KSFT_PERFMON_A_SAMPLE_CPU_END, 2);
+	nla_put_flag(msg, KSFT_PERFMON_A_SAMPLE_LAST_PART);
+	nest = nla_nest_start(msg, KSFT_PERFMON_A_SAMPLE_DEV);
+	nla_put_u32(msg, KSFT_PERFMON_A_DEV_STATS_IFINDEX, 1);
+	if (tx_dropped == -2)
+		nla_put_flag(msg, KSFT_PERFMON_A_DEV_STATS_GONE);
+	if (tx_dropped >= 0)
+		nla_put_u64(msg, KSFT_PERFMON_A_DEV_STATS_TX_DROPPED,
+			    tx_dropped);
+	nla_nest_end(msg, nest);
+	if (cpu >= 0) {
+		nest = nla_nest_start(msg, KSFT_PERFMON_A_SAMPLE_CPU);
+		nla_put_u32(msg, KSFT_PERFMON_A_CPU_STATS_ID, cpu);
+		nla_put_flag(msg, KSFT_PERFMON_A_CPU_STATS_ONLINE);
+		nla_put_u64(msg, KSFT_PERFMON_A_CPU_STATS_USER, user);
+		nla_nest_end(msg, nest);
+	}
+	return msg;
+}
+
+/*
+ * changed-only: what a sample leaves out is its base's, which must be the
+ * sample handed on before it in the same dump
+ */
+TEST_F(rec, changed_only_on_its_base)
+{
+	struct cpu_in c[2] = {
+		{ 0, true, { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 } },
+		{ 1, true, { 11, 12, 13, 14, 15, 16, 17, 18, 19, 20 } },
+	};
+	uint64_t drops = 7;
+	int i;
+
+	self->s.ndevs = 1;
+	ASSERT_EQ(0, feed(&self->d, sample_msg(3, 30 * MS, c, 2, &drops, 1)));
+	/* CPU 1's user time and the netdev's tx_dropped changed */
+	ASSERT_EQ(0, feed(&self->d, changes_msg(4, 3, 1, 111, 77)));
+	EXPECT_EQ(2, self->d.samples);
+	for (i = 0; i < T_NR; i++) {
+		EXPECT_EQ(c[0].t[i], self->d.cur.cpu[0].t[i]);
+		EXPECT_EQ(i ? c[1].t[i] : 111, self->d.cur.cpu[1].t[i]);
+	}
+	EXPECT_TRUE(self->d.cur.cpu[0].online && self->d.cur.cpu[0].present);
+	EXPECT_EQ(77, self->d.cur.dev[0].v[DEV_STAT(TX_DROPPED)]);
+	/* nothing changed: the sample is its base again, with a gap */
+	ASSERT_EQ(0, feed(&self->d, changes_msg(6, 4, -1, 0, -1)));
+	EXPECT_EQ(111, self->d.cur.cpu[1].t[0]);
+	EXPECT_EQ(77, self->d.cur.dev[0].v[DEV_STAT(TX_DROPPED)]);
+	/* 0 to 2 before the first, 5 between */
+	EXPECT_EQ(4, self->d.lost);
+
+	/* a base that is not the sample before */
+	EXPECT_EQ(-1, feed(&self->d, changes_msg(7, 4, 0, 1, -1)));
+	EXPECT_STREQ("sample 7 has the changes since sample 4, which is not the one before it in the dump",
+		     self->d.error);
+	/* nor one of an earlier dump */
+	EXPECT_EQ(0, drain_end(&self->d));
+	EXPECT_EQ(-1, feed(&self->d, changes_msg(7, 6, 0, 1, -1)));
+	EXPECT_STREQ("sample 7 has the changes since sample 6, which is not the one before it in the dump",
+		     self->d.error);
+	EXPECT_EQ(3, self->d.samples);
+}
+
+/*
+ * changed-only where it is hard: a sample of changes in two parts (its
+ * base-seq in the first only), a netdev that goes away, a CPU that goes
+ * offline and comes back with only some counters changed
+ */
+TEST_F(rec, changed_only_parts_gone_offline)
+{
+	struct cpu_in c[2] = {
+		{ 0, true, { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 } },
+		{ 1, true, { 11, 12, 13, 14, 15, 16, 17, 18, 19, 20 } },
+	};
+	struct nl_msg *msg;
+	struct nlattr *nest;
+	uint64_t drops = 7;
+	int i;
+
+	self->s.ndevs = 1;
+	ASSERT_EQ(0, feed(&self->d, sample_msg(0, 0, c, 2, &drops, 1)));
+
+	/* sample 1 in two parts: the netdev gone, then CPU 1 offline */
+	msg = nlmsg_alloc();
+	genlmsg_put(msg, 0, 0, 0x20, 0, 0, KSFT_PERFMON_CMD_SAMPLE_GET, 1);
+	nla_put_u64(msg, KSFT_PERFMON_A_SAMPLE_SEQ, 1);
+	nla_put_u64(msg, KSFT_PERFMON_A_SAMPLE_TIME, 10 * MS);
+	nla_put_u64(msg, KSFT_PERFMON_A_SAMPLE_BASE_SEQ, 0);
+	nla_put_u32(msg, KSFT_PERFMON_A_SAMPLE_CPU_START, 0);
+	nla_put_u32(msg, KSFT_PERFMON_A_SAMPLE_CPU_END, 1);
+	nest = nla_nest_start(msg, KSFT_PERFMON_A_SAMPLE_DEV);
+	nla_put_u32(msg, KSFT_PERFMON_A_DEV_STATS_IFINDEX, 1);
+	nla_put_flag(msg, KSFT_PERFMON_A_DEV_STATS_GONE);
+	nla_nest_end(msg, nest);
+	ASSERT_EQ(0, feed(&self->d, msg));
+	msg = nlmsg_alloc();
+	genlmsg_put(msg, 0, 0, 0x20, 0, 0, KSFT_PERFMON_CMD_SAMPLE_GET, 1);
+	nla_put_u64(msg, KSFT_PERFMON_A_SAMPLE_SEQ, 1);
+	nla_put_u32(msg, KSFT_PERFMON_A_SAMPLE_CPU_START, 1);
+	nla_put_u32(msg, KSFT_PERFMON_A_SAMPLE_CPU_END, 2);
+	nla_put_flag(msg, KSFT_PERFMON_A_SAMPLE_LAST_PART);
+	nest = nla_nest_start(msg, KSFT_PERFMON_A_SAMPLE_CPU);
+	nla_put_u32(msg, KSFT_PERFMON_A_CPU_STATS_ID, 1);
+	nla_nest_end(msg, nest);
+	ASSERT_EQ(0, feed(&self->d, msg));
+	EXPECT_EQ(2, self->d.samples);
+	EXPECT_TRUE(self->d.cur.dev[0].gone);
+	EXPECT_EQ(0, self->d.cur.dev[0].v[DEV_STAT(TX_DROPPED)]);
+	EXPECT_FALSE(self->d.cur.cpu[1].online);
+	EXPECT_TRUE(self->d.cur.cpu[0].online);
+	for (i = 0; i < T_NR; i++) {
+		EXPECT_EQ(c[0].t[i], self->d.cur.cpu[0].t[i]);
+		EXPECT_EQ(c[1].t[i], self->d.cur.cpu[1].t[i]);
+	}
+
+	/* CPU 1 back online with its user time moved on */
+	ASSERT_EQ(0, feed(&self->d, changes_msg(2, 1, 1, 99, -2)));
+	EXPECT_TRUE(self->d.cur.cpu[1].online);
+	EXPECT_EQ(99, self->d.cur.cpu[1].t[0]);
+	EXPECT_EQ(c[1].t[1], self->d.cur.cpu[1].t[1]);
+	EXPECT_TRUE(self->d.cur.dev[0].gone);
+	EXPECT_EQ(3, self->d.samples);
+}
+
 /* what the kernel never sends is refused, with a message */
 TEST_F(rec, malformed_messages)
 {
@@ -347,6 +487,16 @@ TEST_F(rec, malformed_messages)
 	msg = sample_msg(2, 0, c, 1, NULL, 0);
 	nla_put_u32(msg, KSFT_PERFMON_A_SAMPLE_CPU, 1);
 	EXPECT_EQ(-1, feed(&self->d, msg));
+	self->d.have = false;
+
+	/* a CPU twice, and CPUs out of order */
+	EXPECT_EQ(-1, feed(&self->d, sample_msg(3, 0, (struct cpu_in[]){
+		c[1], c[1] }, 2, NULL, 0)));
+	EXPECT_STREQ("kernel reports CPU 1 after CPU 1", self->d.error);
+	self->d.have = false;
+	EXPECT_EQ(-1, feed(&self->d, sample_msg(4, 0, (struct cpu_in[]){
+		c[1], c[0] }, 2, NULL, 0)));
+	EXPECT_STREQ("kernel reports CPU 0 after CPU 1", self->d.error);
 }
 
 TEST_HARNESS_MAIN

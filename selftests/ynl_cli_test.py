@@ -151,7 +151,8 @@ def reassemble(parts):
 
 def changed_only(ksrc, c):
     """sample-get with changed-only, put together again, against the same
-    samples whole. A session of the tool's own at 10 ms into a ring of
+    samples whole; and the tool's dump, which asks for changed-only,
+    against them too. A session of the tool's own at 10 ms into a ring of
     4096: 40 s of samples, which both dumps share."""
     rec = subprocess.Popen([TOOL, 'record', '--interval', '10', '--ring',
                             '4096', '--duration', '600', '--ifname', 'lo'],
@@ -169,6 +170,7 @@ def changed_only(ksrc, c):
                                {'session-id': sid, 'changed-only': True})
         rc2, whole, err2 = cli(ksrc, 'dump', 'sample-get',
                                {'session-id': sid})
+        rc3, lines = tool('dump', '--id', str(sid))
     finally:
         rec.terminate()
         rec.wait()
@@ -186,6 +188,22 @@ def changed_only(ksrc, c):
             f'{[(d[x], w[x]) for x in bad[:1]]}')
     print(f'# changed-only: {nd} counters in {len(d or {})} samples, '
           f'whole: {nw} in {len(w or {})}; {len(both)} in both')
+
+    # the tool's JSON names: guest_nice for guest-nice, and so on
+    def ours(attrs):
+        return {k.replace('-', '_'): v for k, v in attrs.items()
+                if k != 'id'}
+    t = {o['seq']: o for o in map(json.loads, lines.splitlines())} \
+        if rc3 == 0 else {}
+    both = sorted(set(t) & set(w or {}))
+    bad = [x for x in both
+           if [ours(v) for _, v in sorted(w[x]['cpu'].items())] !=
+           [y for y in t[x]['cpus'] if y is not None] or
+           [ours(v) for v in w[x]['dev']] != t[x]['devs']]
+    c.check(rc3 == 0 and len(both) >= 10 and not bad,
+            'tool_dump_matches_whole_samples',
+            f'exit {rc3}, {len(both)} samples in both, {len(bad)} differ: '
+            f'{[(t[x], w[x]) for x in bad[:1]]}')
 
 
 def admin_ops(ksrc):

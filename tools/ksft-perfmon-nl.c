@@ -95,6 +95,7 @@ static const char *const session_attr_names[] = {
 static const char *const sample_attr_names[] = {
 	[KSFT_PERFMON_A_SAMPLE_SESSION_ID] = "session-id",
 	[KSFT_PERFMON_A_SAMPLE_CURSOR] = "cursor",
+	[KSFT_PERFMON_A_SAMPLE_CHANGED_ONLY] = "changed-only",
 };
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -248,17 +249,35 @@ static int sample_msg_cb(struct nl_msg *msg, void *arg)
 	return NL_OK;
 }
 
-/* Read every sample from the cursor on. */
+/* the loaded module is older than changed-only, and refused it */
+static bool changed_only_refused;
+
+/*
+ * Read every sample from the cursor on, each after the first with only
+ * what changed since the one before it: a fraction of the attributes to
+ * build and to walk, where most CPUs' counters stay as they were. A
+ * module from before changed-only refuses the flag (its policy does not
+ * know it); then whole samples, from then on.
+ */
 static int drain(struct kpm_nl *nl, struct drain *d)
 {
 	struct nl_msg *msg = msg_new(nl, KSFT_PERFMON_CMD_SAMPLE_GET,
 					NLM_F_DUMP);
+	bool refused = false;
 	int err;
 
 	NLA_PUT_U32(msg, KSFT_PERFMON_A_SAMPLE_SESSION_ID, d->s->id);
 	NLA_PUT_U64(msg, KSFT_PERFMON_A_SAMPLE_CURSOR, d->cursor);
-	err = talk(nl, "sample-get", msg, sample_attr_names,
-		   ARRAY_SIZE(sample_attr_names), sample_msg_cb, d);
+	if (!changed_only_refused)
+		NLA_PUT_FLAG(msg, KSFT_PERFMON_A_SAMPLE_CHANGED_ONLY);
+	err = talk_quiet(nl, "sample-get", msg, sample_attr_names,
+			 ARRAY_SIZE(sample_attr_names), sample_msg_cb, d,
+			 changed_only_refused ? -1 :
+			 KSFT_PERFMON_A_SAMPLE_CHANGED_ONLY, &refused);
+	if (refused) {
+		changed_only_refused = true;
+		return drain(nl, d);
+	}
 	if (!err && drain_end(d))
 		die("%s", d->error);
 	return err;

@@ -132,9 +132,14 @@ struct nl_sock *kpm_nl_socket_sized(int *family, size_t bufsize)
 	return sk;
 }
 
+/*
+ * Reads of 32 KiB, the most netlink puts in one skb of a dump: a read
+ * takes all of it, in one recvmsg(). libnl's default is 16 KiB read
+ * after a MSG_PEEK that sizes it, two calls a read.
+ */
 struct nl_sock *kpm_nl_socket(int *family)
 {
-	return kpm_nl_socket_sized(family, 0);
+	return kpm_nl_socket_sized(family, 32768);
 }
 
 struct nl_msg *kpm_nl_msg(int family, uint8_t cmd, int flags)

@@ -38,6 +38,8 @@ drain_error(struct drain *d, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(d->error, sizeof(d->error), fmt, ap);
 	va_end(ap);
+	/* cur may be part this sample, part the one before: no base */
+	d->based = false;
 	return -1;
 }
 
@@ -50,106 +52,262 @@ static void drain_hand_on(struct drain *d)
 	d->samples++;
 	d->fn(d, &d->cur);
 	d->have = false;
+	d->based = true;
 }
 
 int drain_end(struct drain *d)
 {
+	/* a dump's first sample is whole: none names one of another dump */
+	d->based = false;
 	if (d->have)
 		return drain_error(d, "the dump ended within sample %llu, before its last part",
 				   (unsigned long long)d->cur.seq);
 	return 0;
 }
 
-static struct nla_policy cpu_policy[KSFT_PERFMON_A_CPU_STATS_MAX + 1] = {
-	[KSFT_PERFMON_A_CPU_STATS_ID] = { .type = NLA_U32 },
-	[KSFT_PERFMON_A_CPU_STATS_ONLINE] = { .type = NLA_FLAG },
-};
+/*
+ * The attributes of a message, walked once without a policy: a sample of
+ * 64 CPUs has 700 of them, and nla_parse() with a policy a nest, through
+ * libnl's calls for each attribute, cost more than the rest of the read.
+ * What nla_parse() accepts is accepted: unknown types are skipped, the
+ * last of an attribute given twice counts, bytes after the last whole
+ * attribute are ignored.
+ */
+#define attr_for_each(a, head, len, rem)				\
+	for (a = (head), rem = (len);					\
+	     rem >= (int)sizeof(*a) && a->nla_len >= sizeof(*a) &&	\
+	     a->nla_len <= rem;						\
+	     rem -= NLA_ALIGN(a->nla_len),				\
+	     a = (const struct nlattr *)((const char *)a + NLA_ALIGN(a->nla_len)))
 
-static struct nla_policy dev_policy[KSFT_PERFMON_A_DEV_STATS_MAX + 1] = {
-	[KSFT_PERFMON_A_DEV_STATS_IFINDEX] = { .type = NLA_U32 },
-	[KSFT_PERFMON_A_DEV_STATS_GONE] = { .type = NLA_FLAG },
-};
+#define attr_for_each_nested(a, nest, rem)				\
+	attr_for_each(a, (const struct nlattr *)((const char *)(nest) +	\
+						 NLA_HDRLEN),		\
+		      (nest)->nla_len - NLA_HDRLEN, rem)
 
-/* every counter is an NLA_UINT: 4 or 8 bytes */
-static bool uint_attrs_ok(struct nlattr **tb, int first, int last)
+static int attr_len(const struct nlattr *a)
 {
-	int i;
+	return a->nla_len - NLA_HDRLEN;
+}
 
-	for (i = first; i <= last; i++)
-		if (tb[i] && nla_len(tb[i]) != 4 && nla_len(tb[i]) != 8)
-			return false;
+static const void *attr_data(const struct nlattr *a)
+{
+	return (const char *)a + NLA_HDRLEN;
+}
+
+/* an NLA_UINT: 4 or 8 bytes; false for another length */
+static bool attr_uint(const struct nlattr *a, uint64_t *v)
+{
+	uint32_t v32;
+
+	if (attr_len(a) == 8) {
+		memcpy(v, attr_data(a), 8);
+		return true;
+	}
+	if (attr_len(a) != 4)
+		return false;
+	memcpy(&v32, attr_data(a), 4);
+	*v = v32;
 	return true;
 }
 
-static int parse_cpu(struct drain *d, struct nlattr *nest, uint32_t start,
-		     uint32_t end)
+/* an NLA_U32, as libnl's policy takes it: 4 bytes or more */
+static bool attr_u32(const struct nlattr *a, uint32_t *v)
 {
-	struct nlattr *tb[KSFT_PERFMON_A_CPU_STATS_MAX + 1];
+	if (attr_len(a) < 4)
+		return false;
+	memcpy(v, attr_data(a), 4);
+	return true;
+}
+
+/*
+ * What a cpu or dev nest says: its counters (attributes @first to @last),
+ * the bit of each that it gave, its u32 key (id, ifindex: attribute 1)
+ * and its flag (online, gone: attribute 2). False for a malformed one.
+ */
+struct nest_vals {
+	uint64_t v[KPM_DEV_NR_STATS];
+	uint32_t given;
+	uint32_t key;
+	bool flag;
+};
+
+static bool nest_parse(const struct nlattr *nest, int first, int last,
+		       struct nest_vals *nv)
+{
+	const struct nlattr *a;
+	bool have_key = false;
+	int rem, type;
+
+	nv->given = 0;
+	nv->flag = false;
+	attr_for_each_nested(a, nest, rem) {
+		type = a->nla_type & NLA_TYPE_MASK;
+		if (type >= first && type <= last) {
+			if (!attr_uint(a, &nv->v[type - first]))
+				return false;
+			nv->given |= 1U << (type - first);
+		} else if (type == 1) {
+			if (!attr_u32(a, &nv->key))
+				return false;
+			have_key = true;
+		} else if (type == 2) {
+			nv->flag = true;
+		}
+	}
+	return have_key;
+}
+
+_Static_assert(KSFT_PERFMON_A_CPU_STATS_ID == 1 &&
+	       KSFT_PERFMON_A_CPU_STATS_ONLINE == 2 &&
+	       KSFT_PERFMON_A_DEV_STATS_IFINDEX == 1 &&
+	       KSFT_PERFMON_A_DEV_STATS_GONE == 2, "the key and the flag");
+_Static_assert(KSFT_PERFMON_A_CPU_STATS_MAX - KSFT_PERFMON_A_CPU_STATS_USER <
+	       KPM_DEV_NR_STATS &&
+	       KSFT_PERFMON_A_DEV_STATS_MAX - KSFT_PERFMON_A_DEV_STATS_RX_PACKETS <
+	       KPM_DEV_NR_STATS && KPM_DEV_NR_STATS <= 32, "counters of a nest");
+
+/*
+ * A cpu nest: its counters replace those cur holds for the CPU, which are
+ * 0 in a whole sample and the base's in one of changed-only. CPU ids
+ * come in order, each once.
+ */
+static int parse_cpu(struct drain *d, const struct nlattr *nest,
+		     uint32_t start, uint32_t end)
+{
+	struct nest_vals nv;
 	struct cpu_stats *c;
 	uint32_t id;
 	int i;
 
-	if (nla_parse_nested(tb, KSFT_PERFMON_A_CPU_STATS_MAX, nest,
-			     cpu_policy) || !tb[KSFT_PERFMON_A_CPU_STATS_ID] ||
-	    !uint_attrs_ok(tb, KSFT_PERFMON_A_CPU_STATS_USER,
-			   KSFT_PERFMON_A_CPU_STATS_MAX))
+	if (!nest_parse(nest, KSFT_PERFMON_A_CPU_STATS_USER,
+			KSFT_PERFMON_A_CPU_STATS_MAX, &nv))
 		return drain_error(d, "malformed cpu-stats from the kernel");
-	id = nla_get_u32(tb[KSFT_PERFMON_A_CPU_STATS_ID]);
+	id = nv.key;
 	if (id < start || id >= end)
 		return drain_error(d, "kernel reports CPU %u in a part of CPUs %u to %u",
 				   id, start, end);
+	if (id < d->next_id)
+		return drain_error(d, "kernel reports CPU %u after CPU %u",
+				   id, d->next_id - 1);
+	d->next_id = id + 1;
 	c = &d->cur.cpu[id];
-	if (c->present)
-		return drain_error(d, "kernel reports CPU %u twice", id);
 	c->present = true;
-	c->online = !!tb[KSFT_PERFMON_A_CPU_STATS_ONLINE];
+	c->online = nv.flag;
 	for (i = 0; i < T_NR; i++)
-		c->t[i] = kpm_nla_get_uint(tb[KSFT_PERFMON_A_CPU_STATS_USER + i]);
+		if (nv.given & (1U << i))
+			c->t[i] = nv.v[i];
 	return 0;
 }
 
-static int parse_dev(struct drain *d, struct nlattr *nest)
+/*
+ * A dev nest, the next of the session's netdevs: its counters replace
+ * those cur holds for it, which are 0 in a whole sample and the base's in
+ * one of changed-only (where the netdev must be the base's).
+ */
+static int parse_dev(struct drain *d, const struct nlattr *nest, bool based)
 {
-	struct nlattr *tb[KSFT_PERFMON_A_DEV_STATS_MAX + 1];
+	struct nest_vals nv;
 	struct dev_stats *ds;
+	uint32_t ifindex;
+	bool gone;
 	int i;
 
-	if (nla_parse_nested(tb, KSFT_PERFMON_A_DEV_STATS_MAX, nest,
-			     dev_policy) || !tb[KSFT_PERFMON_A_DEV_STATS_IFINDEX] ||
-	    !uint_attrs_ok(tb, KSFT_PERFMON_A_DEV_STATS_RX_PACKETS,
-			   KSFT_PERFMON_A_DEV_STATS_MAX))
+	if (!nest_parse(nest, KSFT_PERFMON_A_DEV_STATS_RX_PACKETS,
+			KSFT_PERFMON_A_DEV_STATS_MAX, &nv))
 		return drain_error(d, "malformed dev-stats from the kernel");
+	ifindex = nv.key;
+	gone = nv.flag;
 	if (d->cur.ndevs == KSFT_PERFMON_DEVS_MAX)
 		return drain_error(d, "kernel reports more netdevs than a session has");
 	ds = &d->cur.dev[d->cur.ndevs++];
+	if (based && (ds->ifindex != ifindex || !ds->present))
+		return drain_error(d, "kernel reports netdev %u where the base sample has %u",
+				   ifindex, ds->ifindex);
+	/*
+	 * a netdev that was gone in the base has all its counters again,
+	 * and one that is gone has none, as in a whole sample
+	 */
+	if (!based || ds->gone || gone)
+		memset(ds->v, 0, sizeof(ds->v));
 	ds->present = true;
-	ds->ifindex = nla_get_u32(tb[KSFT_PERFMON_A_DEV_STATS_IFINDEX]);
-	ds->gone = !!tb[KSFT_PERFMON_A_DEV_STATS_GONE];
+	ds->ifindex = ifindex;
+	ds->gone = gone;
 	for (i = 0; i < KPM_DEV_NR_STATS; i++)
-		ds->v[i] = kpm_nla_get_uint(tb[KSFT_PERFMON_A_DEV_STATS_RX_PACKETS + i]);
+		if (nv.given & (1U << i))
+			ds->v[i] = nv.v[i];
 	return 0;
 }
 
-static struct nla_policy sample_policy[KSFT_PERFMON_A_SAMPLE_MAX + 1] = {
-	[KSFT_PERFMON_A_SAMPLE_CPU] = { .type = NLA_NESTED },
-	[KSFT_PERFMON_A_SAMPLE_DEV] = { .type = NLA_NESTED },
-	[KSFT_PERFMON_A_SAMPLE_CPU_START] = { .type = NLA_U32 },
-	[KSFT_PERFMON_A_SAMPLE_CPU_END] = { .type = NLA_U32 },
-	[KSFT_PERFMON_A_SAMPLE_LAST_PART] = { .type = NLA_FLAG },
+/* what a part says of its sample, besides its CPUs and netdevs */
+struct part {
+	uint64_t seq, time, cost, delay, base;
+	uint32_t start, end;
+	bool have_seq, have_start, have_end, have_time, have_base, last;
 };
 
-/* the first part of a sample: what it says of the whole sample */
-static int sample_start(struct drain *d, struct nlattr **tb, uint64_t seq)
+static bool part_parse(const struct nlmsghdr *nlh, struct part *p)
 {
-	if (!tb[KSFT_PERFMON_A_SAMPLE_TIME])
+	const struct nlattr *a;
+	bool ok = true;
+	int rem;
+
+	memset(p, 0, sizeof(*p));
+	attr_for_each(a, (const struct nlattr *)((const char *)nlmsg_data(nlh) +
+						 GENL_HDRLEN),
+		      (int)nlh->nlmsg_len - NLMSG_HDRLEN - GENL_HDRLEN, rem) {
+		switch (a->nla_type & NLA_TYPE_MASK) {
+		case KSFT_PERFMON_A_SAMPLE_SEQ:
+			ok &= p->have_seq = attr_uint(a, &p->seq);
+			break;
+		case KSFT_PERFMON_A_SAMPLE_TIME:
+			ok &= p->have_time = attr_uint(a, &p->time);
+			break;
+		case KSFT_PERFMON_A_SAMPLE_COST:
+			ok &= attr_uint(a, &p->cost);
+			break;
+		case KSFT_PERFMON_A_SAMPLE_DELAY:
+			ok &= attr_uint(a, &p->delay);
+			break;
+		case KSFT_PERFMON_A_SAMPLE_CPU_START:
+			ok &= p->have_start = attr_u32(a, &p->start);
+			break;
+		case KSFT_PERFMON_A_SAMPLE_CPU_END:
+			ok &= p->have_end = attr_u32(a, &p->end);
+			break;
+		case KSFT_PERFMON_A_SAMPLE_BASE_SEQ:
+			ok &= p->have_base = attr_uint(a, &p->base);
+			break;
+		case KSFT_PERFMON_A_SAMPLE_LAST_PART:
+			p->last = true;
+			break;
+		}
+	}
+	return ok && p->have_seq && p->have_start && p->have_end;
+}
+
+/* the first part of a sample: what it says of the whole sample */
+static int sample_start(struct drain *d, const struct part *p)
+{
+	if (!p->have_time)
 		return drain_error(d, "sample %llu begins with a part that is not its first",
-				   (unsigned long long)seq);
-	memset(d->cur.cpu, 0, d->s->cpus * sizeof(*d->cur.cpu));
+				   (unsigned long long)p->seq);
+	if (p->have_base && (!d->based || p->base != d->cur.seq))
+		return drain_error(d, "sample %llu has the changes since sample %llu, which is not the one before it in the dump",
+				   (unsigned long long)p->seq,
+				   (unsigned long long)p->base);
+	/* a whole sample starts from nothing; one of changes, from its base */
+	if (!p->have_base) {
+		memset(d->cur.cpu, 0, d->s->cpus * sizeof(*d->cur.cpu));
+		memset(d->cur.dev, 0, sizeof(d->cur.dev));
+	}
+	d->changes = p->have_base;
 	d->cur.ndevs = 0;
-	d->cur.seq = seq;
-	d->cur.time = kpm_nla_get_uint(tb[KSFT_PERFMON_A_SAMPLE_TIME]);
-	d->cur.cost = kpm_nla_get_uint(tb[KSFT_PERFMON_A_SAMPLE_COST]);
-	d->cur.delay = kpm_nla_get_uint(tb[KSFT_PERFMON_A_SAMPLE_DELAY]);
+	d->next_id = 0;
+	d->cur.seq = p->seq;
+	d->cur.time = p->time;
+	d->cur.cost = p->cost;
+	d->cur.delay = p->delay;
 	d->next_cpu = 0;
 	d->have = true;
 	return 0;
@@ -157,52 +315,51 @@ static int sample_start(struct drain *d, struct nlattr **tb, uint64_t seq)
 
 int drain_msg(struct drain *d, const struct nlmsghdr *nlh)
 {
-	struct nlattr *tb[KSFT_PERFMON_A_SAMPLE_MAX + 1];
+	const struct nlattr *a;
+	bool cpus = false;
 	uint32_t start, end;
-	struct nlattr *a;
+	struct part p;
 	uint64_t seq;
 	int rem;
 
 	if (!genlmsg_valid_hdr((struct nlmsghdr *)nlh, 0) ||
-	    genlmsg_parse((struct nlmsghdr *)nlh, 0, tb,
-			  KSFT_PERFMON_A_SAMPLE_MAX, sample_policy) ||
-	    !tb[KSFT_PERFMON_A_SAMPLE_SEQ] ||
-	    !tb[KSFT_PERFMON_A_SAMPLE_CPU_START] ||
-	    !tb[KSFT_PERFMON_A_SAMPLE_CPU_END] ||
-	    !uint_attrs_ok(tb, KSFT_PERFMON_A_SAMPLE_SEQ,
-			   KSFT_PERFMON_A_SAMPLE_COST) ||
-	    !uint_attrs_ok(tb, KSFT_PERFMON_A_SAMPLE_DELAY,
-			   KSFT_PERFMON_A_SAMPLE_DELAY))
+	    !part_parse(nlh, &p))
 		return drain_error(d, "malformed sample from the kernel");
-	seq = kpm_nla_get_uint(tb[KSFT_PERFMON_A_SAMPLE_SEQ]);
-	start = nla_get_u32(tb[KSFT_PERFMON_A_SAMPLE_CPU_START]);
-	end = nla_get_u32(tb[KSFT_PERFMON_A_SAMPLE_CPU_END]);
+	seq = p.seq;
+	start = p.start;
+	end = p.end;
 
 	/* the parts of a sample come in order, its netdevs then its CPUs */
 	if (d->have && d->cur.seq != seq)
 		return drain_error(d, "sample %llu came before the last part of sample %llu",
 				   (unsigned long long)seq,
 				   (unsigned long long)d->cur.seq);
-	if (!d->have && sample_start(d, tb, seq))
+	if (!d->have && sample_start(d, &p))
 		return -1;
 	if (start != d->next_cpu || end < start || end > d->s->cpus)
 		return drain_error(d, "sample %llu: a part of CPUs %u to %u after CPU %u of %u",
 				   (unsigned long long)seq, start, end,
 				   d->next_cpu, d->s->cpus);
-	nlmsg_for_each_attr(a, (struct nlmsghdr *)nlh, GENL_HDRLEN, rem) {
-		if (nla_type(a) == KSFT_PERFMON_A_SAMPLE_CPU &&
-		    parse_cpu(d, a, start, end))
-			return -1;
-		if (nla_type(a) == KSFT_PERFMON_A_SAMPLE_DEV && start)
+	attr_for_each(a, (const struct nlattr *)((const char *)nlmsg_data(nlh) +
+						 GENL_HDRLEN),
+		      (int)nlh->nlmsg_len - NLMSG_HDRLEN - GENL_HDRLEN, rem) {
+		int type = a->nla_type & NLA_TYPE_MASK;
+
+		if (type == KSFT_PERFMON_A_SAMPLE_CPU) {
+			if (parse_cpu(d, a, start, end))
+				return -1;
+			cpus = true;
+		}
+		if (type == KSFT_PERFMON_A_SAMPLE_DEV && (start || cpus))
 			return drain_error(d, "sample %llu: a netdev after its CPUs",
 					   (unsigned long long)seq);
-		if (nla_type(a) == KSFT_PERFMON_A_SAMPLE_DEV &&
-		    parse_dev(d, a))
+		if (type == KSFT_PERFMON_A_SAMPLE_DEV &&
+		    parse_dev(d, a, d->changes))
 			return -1;
 	}
 	d->next_cpu = end;
 
-	if (!tb[KSFT_PERFMON_A_SAMPLE_LAST_PART])
+	if (!p.last)
 		return 0;
 	if (end != d->s->cpus || d->cur.ndevs != d->s->ndevs)
 		return drain_error(d, "sample %llu ends after CPU %u of %u and %u of %u netdevs",

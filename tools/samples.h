@@ -80,7 +80,14 @@ struct drain {
 	uint64_t cursor;	/* next seq wanted */
 	uint64_t lost;		/* gaps in seq */
 	bool have;		/* cur holds a sample being assembled */
+	/*
+	 * cur holds the sample handed on last in this dump, which the next
+	 * one may name as its base-seq (changed-only)
+	 */
+	bool based;
+	bool changes;		/* cur is a sample of changes on its base */
 	uint32_t next_cpu;	/* where the next part of cur must start */
+	uint32_t next_id;	/* the lowest CPU id cur may report next */
 	struct sample cur;
 	sample_fn fn;
 	void *arg;
@@ -94,8 +101,10 @@ int drain_init(struct drain *d, const struct session *s, sample_fn fn,
 void drain_free(struct drain *d);
 /*
  * Take one sample-get message: one part of a sample. A sample is handed
- * on with its last part. 0, or -1 with d->error set when the message is
- * malformed or does not continue the sample being assembled.
+ * on with its last part. A sample with a base-seq (a dump asked for with
+ * changed-only) has what it leaves out from the sample handed on before
+ * it, which must be that one. 0, or -1 with d->error set when the message
+ * is malformed or does not continue the sample being assembled.
  */
 int drain_msg(struct drain *d, const struct nlmsghdr *nlh);
 /* At the end of a dump: 0, or -1 with d->error set when it ended within a
