@@ -31,6 +31,9 @@ LOST = re.compile(r'^# ksft-perfmon: (\d+) samples lost '
                   r'\(kernel counted (\d+)\)')
 MISSED = re.compile(r'^# ksft-perfmon: (\d+) timer periods missed')
 CPU_SYS = '/sys/devices/system/cpu'
+SESSIONS = '/sys/kernel/debug/ksft_perfmon/sessions'
+HEAD = ('id', 'interval_ns', 'ring_size', 'sample_size', 'samples', 'lost',
+        'missed', 'cost_ns', 'portid', 'ifindex')
 
 
 def dumps(obj):
@@ -613,12 +616,107 @@ def replay_a_killed_record(t, d):
             f'replayed {len(again)}, the same: {again == lines}')
 
 
+def ring_of_record(*args, devs=('lo',)):
+    """(exit status, stderr, the ring of its session, its sample size) of
+    a record of 0.3 s of @devs with @args, its COMMAND reading debugfs"""
+    with tempfile.NamedTemporaryFile('r') as f:
+        p = subprocess.run([TOOL, 'record', *args,
+                            *[a for d in devs for a in ('--ifname', d)],
+                            '--', 'sh', '-c', f'sleep 0.3; tail -n1 '
+                            f'{SESSIONS} > {f.name}'],
+                           capture_output=True, text=True)
+        row = dict(zip(HEAD, f.read().split()))
+    return (p.returncode, p.stderr, int(row.get('ring_size', 0)),
+            int(row.get('sample_size', 0)))
+
+
+def sessions():
+    """the rows of debugfs's sessions, by column name"""
+    with open(SESSIONS) as f:
+        return [dict(zip(HEAD, line.split())) for line in f.readlines()[1:]]
+
+
+def default_ring_at_short_intervals(t):
+    """record's default ring, 4 s of samples (0.8 s with --spool) from
+    256 to 4096: 256 at 100 ms, 512 at 10 ms, 4096 at 1 ms, 1024 at 1 ms
+    with --spool; halved while over 4 MiB (16 netdevs at 1 ms); and
+    halved, without a word, where the module has room for 700 samples
+    only: other sessions hold the rest of its 64 MiB"""
+    with tempfile.TemporaryDirectory() as d:
+        got = [ring_of_record('--interval', iv) for iv in ('100', '10', '1')]
+        got.append(ring_of_record('--interval', '1', '--spool',
+                                  os.path.join(d, 'spool')))
+    t.check([g[:2] for g in got] == [(0, '')] * 4 and
+            [g[2] for g in got] == [256, 512, 4096, 1024], f'rings {got}')
+    # 16 netdevs: halved until the ring is 4 MiB at most
+    subprocess.run('for i in $(seq 8); do ip link add kpmr$i type veth '
+                   'peer name kpms$i; done', shell=True, check=True)
+    try:
+        devs = ['lo'] + [f'kpm{x}{i}' for i in range(1, 9)
+                         for x in 'rs'][:15]
+        rc, err, ring, size = ring_of_record('--interval', '1', devs=devs)
+    finally:
+        subprocess.run('for i in $(seq 8); do ip link del kpmr$i; done',
+                       shell=True)
+    want = 4096
+    while want > 256 and want * size > 4 << 20:
+        want //= 2
+    t.check((rc, err) == (0, '') and size > 1024 and ring == want,
+            f'16 netdevs, samples of {size} bytes: exit {rc}, ring {ring} '
+            f'where {want}; {err!r}')
+    print(f'# default rings {[g[2] for g in got]}; with 16 netdevs, {ring} '
+          f'of {size} bytes')
+    fillers, before = [], len(sessions())
+    try:
+        # sessions at 60 s of the sample size record's will have, each of
+        # an owner of its own (a record), up to its 16 MiB
+        probe = subprocess.Popen([TOOL, 'record', '--interval', '60000',
+                                  '--ring', '2', '--ifname', 'lo',
+                                  '--duration', '600'],
+                                 stdout=subprocess.DEVNULL)
+        fillers.append(probe)
+        for _ in range(100):
+            if any(r['ring_size'] == '2' for r in sessions()):
+                break
+            time.sleep(0.1)
+        size = int(next(r['sample_size'] for r in sessions()
+                        if r['ring_size'] == '2'))
+        used = sum(int(r['ring_size']) * int(r['sample_size'])
+                   for r in sessions())
+        left = (64 << 20) - used - 700 * size
+        while left >= size * 2:
+            ring = min(left // size, (16 << 20) // size, 65536)
+            fillers.append(subprocess.Popen(
+                [TOOL, 'record', '--interval', '60000', '--ring', str(ring),
+                 '--ifname', 'lo', '--duration', '600'],
+                stdout=subprocess.DEVNULL))
+            left -= ring * size
+            for _ in range(100):
+                if len(sessions()) == before + len(fillers):
+                    break
+                time.sleep(0.1)
+        used = sum(int(r['ring_size']) * int(r['sample_size'])
+                   for r in sessions())
+        room = ((64 << 20) - used) // size
+        rc, err, ring, _ = ring_of_record('--interval', '1')
+        t.check(512 <= room < 1024 and (rc, err, ring) == (0, '', 512),
+                f'room for {room} samples of {size} bytes: exit {rc}, '
+                f'ring {ring}, {err!r}')
+        print(f'# room for {room} samples: record at 1 ms took a ring of '
+              f'{ring}')
+    finally:
+        for p in fillers:
+            p.terminate()
+            p.wait()
+
+
 KERNEL_TESTS = [cpu_hotplug, zero_loss_1khz, tiny_ring_stalled_reader,
                 duration_when_time_passes_between_reads]
 # record as a supervisor and its output: the same on every kernel
 TOOL_TESTS = [stop_reaches_the_command_group, stop_as_soon_as_ready,
               command_that_ignores_sigterm, kernel_error_while_recording,
-              output_and_ready_fd, killed_record_replays_from_its_spool]
+              output_and_ready_fd, killed_record_replays_from_its_spool,
+              default_ring_at_short_intervals]
 TESTS = KERNEL_TESTS + TOOL_TESTS
 
 

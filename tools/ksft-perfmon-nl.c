@@ -121,12 +121,15 @@ static struct nl_msg *msg_new(struct kpm_nl *nl, uint8_t cmd, int flags)
 
 /*
  * kpm_nl_talk(), and an error as one line: the errno, the kernel's extack
- * message and the name of the attribute it points at, looked up in @names.
- * A socket that fails is fatal; the kernel's negative errno is returned.
+ * message and the name of the attribute it points at, looked up in @names;
+ * none for an error that points at attribute @quiet (-1: none is quiet),
+ * which sets *@quieted instead. A socket that fails is fatal; the
+ * kernel's negative errno is returned.
  */
-static int talk(struct kpm_nl *nl, const char *op, struct nl_msg *msg,
-		const char *const *names, unsigned int nr_names,
-		nl_recvmsg_msg_cb_t valid, void *arg)
+static int talk_quiet(struct kpm_nl *nl, const char *op, struct nl_msg *msg,
+		      const char *const *names, unsigned int nr_names,
+		      nl_recvmsg_msg_cb_t valid, void *arg, int quiet,
+		      bool *quieted)
 {
 	struct kpm_ack ack;
 
@@ -134,6 +137,10 @@ static int talk(struct kpm_nl *nl, const char *op, struct nl_msg *msg,
 		return 0;
 	if (!ack.from_kernel)
 		die("%s: %s", op, ack.msg);
+	if (quiet >= 0 && ack.bad_attr == quiet) {
+		*quieted = true;
+		return ack.err;
+	}
 
 	fprintf(stderr, PROG ": %s: %s", op, strerror(-ack.err));
 	if (ack.msg[0])
@@ -149,6 +156,13 @@ static int talk(struct kpm_nl *nl, const char *op, struct nl_msg *msg,
 		fprintf(stderr, " (attribute %d)", ack.bad_attr);
 	fputc('\n', stderr);
 	return ack.err;
+}
+
+static int talk(struct kpm_nl *nl, const char *op, struct nl_msg *msg,
+		const char *const *names, unsigned int nr_names,
+		nl_recvmsg_msg_cb_t valid, void *arg)
+{
+	return talk_quiet(nl, op, msg, names, nr_names, valid, arg, -1, NULL);
 }
 
 /* ---- sessions --------------------------------------------------------- */
@@ -199,9 +213,13 @@ static int session_one_cb(struct nl_msg *msg, void *arg)
 	return NL_OK;
 }
 
+/*
+ * session-new; with @ring_refused, a refusal of the ring (its size over
+ * a limit) is not printed, but sets *@ring_refused
+ */
 static int session_new(struct kpm_nl *nl, const uint32_t *ifindex,
 		       unsigned int ndevs, uint64_t interval, uint32_t ring,
-		       struct session *s)
+		       struct session *s, bool *ring_refused)
 {
 	struct nl_msg *msg = msg_new(nl, KSFT_PERFMON_CMD_SESSION_NEW, 0);
 	unsigned int i;
@@ -210,8 +228,10 @@ static int session_new(struct kpm_nl *nl, const uint32_t *ifindex,
 		NLA_PUT_U32(msg, KSFT_PERFMON_A_SESSION_IFINDEX, ifindex[i]);
 	NLA_PUT_U64(msg, KSFT_PERFMON_A_SESSION_INTERVAL, interval);
 	NLA_PUT_U32(msg, KSFT_PERFMON_A_SESSION_RING_SIZE, ring);
-	return talk(nl, "session-new", msg, session_attr_names,
-		    ARRAY_SIZE(session_attr_names), session_one_cb, s);
+	return talk_quiet(nl, "session-new", msg, session_attr_names,
+			  ARRAY_SIZE(session_attr_names), session_one_cb, s,
+			  ring_refused ? KSFT_PERFMON_A_SESSION_RING_SIZE : -1,
+			  ring_refused);
 nla_put_failure:
 	die("out of memory");
 }
@@ -458,6 +478,35 @@ static void install_handlers(void)
 		sigaction(stop_signals[i], &sa, NULL);
 	sa.sa_handler = on_child;
 	sigaction(SIGCHLD, &sa, NULL);
+}
+
+/*
+ * Reads come often enough that a quarter of the ring never fills up, and
+ * at most a second apart: a read costs about a millisecond of a TCG
+ * guest's CPU whatever it carries (wake-up, request, dump start), on top
+ * of each sample's. With --spool, at most 200 ms apart: what a SIGKILL
+ * loses.
+ */
+#define READ_PERIOD_MAX		NSEC_PER_SEC
+#define READ_PERIOD_SPOOL_MAX	(200 * NSEC_PER_MSEC)
+#define RING_DEFAULT		256
+#define RING_DEFAULT_MAX	4096
+/* a quarter of what one socket's sessions may hold */
+#define RING_DEFAULT_BYTES	(4 << 20)
+
+/*
+ * record's default ring: 256 samples, or as many as make a quarter of the
+ * ring the longest time between reads, @period_max, up to 4096 (at 1 ms a
+ * ring of 256 would be read every 64 ms); then halved while over
+ * RING_DEFAULT_BYTES.
+ */
+static uint32_t ring_default(uint64_t interval, uint64_t period_max)
+{
+	uint32_t ring = RING_DEFAULT;
+
+	while (ring < RING_DEFAULT_MAX && interval * (ring / 4) < period_max)
+		ring *= 2;
+	return ring;
 }
 
 static void sleep_ns(uint64_t ns)
@@ -918,8 +967,11 @@ static const char record_usage[] =
 "  -x, --ifindex N       sample the netdev of index N (repeatable)\n"
 "  -I, --interval MS     sampling interval in ms, fractions allowed\n"
 "                        (default 1000; the kernel takes 0.1 to 60000)\n"
-"  -r, --ring N          samples the kernel keeps between reads\n"
-"                        (default 256)\n"
+"  -r, --ring N          samples the kernel keeps between reads (default:\n"
+"                        4 s of samples, 0.8 s with --spool, as a power\n"
+"                        of two from 256 to 4096, and 4 MiB at most);\n"
+"                        record reads every quarter of the ring's time,\n"
+"                        at most 1 s (200 ms with --spool) apart\n"
 "  -H, --host LABEL      the host label of every line (default local)\n"
 "  -t, --time-base NS    CLOCK_MONOTONIC ns that time 0 stands for\n"
 "                        (default: when recording starts)\n"
@@ -964,7 +1016,8 @@ static int do_record(int argc, char **argv)
 		{}
 	};
 	uint32_t ifindex[KSFT_PERFMON_DEVS_MAX + 1];
-	uint64_t interval = NSEC_PER_SEC, period, duration = 0, start, end, now;
+	uint64_t interval = NSEC_PER_SEC, period, period_max, duration = 0;
+	uint64_t start, end, now;
 	struct command cmd = {};
 	int opt, rc = 0, err, fd;
 	bool early;
@@ -975,7 +1028,8 @@ static int do_record(int argc, char **argv)
 	uint64_t gaps = 0;
 	struct record r;
 	FILE *spool;
-	uint32_t ring = 256;
+	uint32_t ring = RING_DEFAULT;
+	bool ring_given = false;
 	unsigned int ndevs = 0;
 	struct session s;
 	struct kpm_nl nl;
@@ -993,6 +1047,7 @@ static int do_record(int argc, char **argv)
 			break;
 		case 'r':
 			ring = parse_u64("--ring", optarg, UINT32_MAX);
+			ring_given = true;
 			break;
 		case 'H':
 			host = parse_label("--host", optarg);
@@ -1039,8 +1094,38 @@ static int do_record(int argc, char **argv)
 	start = now_ns();
 	if (!have_base)
 		time_base = start;
-	if (session_new(&nl, ifindex, ndevs, interval, ring, &s) ||
-	    session_get(&nl, s.id, &s))
+	period_max = spool_path ? READ_PERIOD_SPOOL_MAX : READ_PERIOD_MAX;
+	/*
+	 * The default ring, larger at short intervals, halves down to 256
+	 * samples while it is over RING_DEFAULT_BYTES, or the kernel refuses
+	 * it for its size: a host of many CPUs, or other sessions that took
+	 * most of the module's memory.
+	 */
+	err = -1;
+	if (!ring_given) {
+		for (ring = ring_default(interval, period_max);
+		     ring > RING_DEFAULT; ring /= 2) {
+			bool refused = false;
+
+			err = session_new(&nl, ifindex, ndevs, interval, ring,
+					  &s, &refused);
+			if (err && !refused)
+				return EXIT_ERROR;
+			if (err)
+				continue;
+			if (session_get(&nl, s.id, &s))
+				return EXIT_ERROR;
+			if ((uint64_t)s.ring_size * s.sample_size <=
+			    RING_DEFAULT_BYTES)
+				break;
+			if (session_del(&nl, s.id))
+				return EXIT_ERROR;
+			err = -1;
+		}
+	}
+	if (err && session_new(&nl, ifindex, ndevs, interval, ring, &s, NULL))
+		return EXIT_ERROR;
+	if (session_get(&nl, s.id, &s))
 		return EXIT_ERROR;
 	/* once the session exists: a record that cannot start keeps a spool */
 	spool = spool_open(spool_path);
@@ -1056,9 +1141,9 @@ static int do_record(int argc, char **argv)
 	}
 
 	/* read often enough that a quarter of the ring never fills up */
-	period = interval * (ring / 4 ? ring / 4 : 1);
-	if (period > 200 * NSEC_PER_MSEC)
-		period = 200 * NSEC_PER_MSEC;
+	period = interval * (s.ring_size / 4 ? s.ring_size / 4 : 1);
+	if (period > period_max)
+		period = period_max;
 	end = start + duration;
 	for (;;) {
 		err = drain(&nl, &d);
@@ -1474,7 +1559,7 @@ static int do_top(int argc, char **argv)
 		100 * NSEC_PER_MSEC;
 
 	kpm_nl_open(&nl);
-	if (session_new(&nl, ifindex, ndevs, interval, 16, &s) ||
+	if (session_new(&nl, ifindex, ndevs, interval, 16, &s, NULL) ||
 	    session_get(&nl, s.id, &s))
 		return EXIT_ERROR;
 	if (sample_alloc(&st.latest, s.cpus) || sample_alloc(&prev, s.cpus) ||
