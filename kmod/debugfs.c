@@ -1,12 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * debugfs: ksft_perfmon/sessions lists the sessions, ksft_perfmon/latest
- * prints the newest sample of each, for quick checks with cat.
+ * prints the newest sample of each, for quick checks with cat;
+ * ksft_perfmon/copy_cost times the sampler's read of the CPUs against a
+ * bare copy of their counters, for make bench.
  */
 
 #include <linux/debugfs.h>
+#include <linux/delay.h>
+#include <linux/kernel_stat.h>
 #include <linux/mm.h>
 #include <linux/seq_file.h>
+#include <linux/sort.h>
 
 #include "kpm.h"
 
@@ -237,6 +242,88 @@ static const struct file_operations kpm_latest_fops = {
 	.release	= kpm_latest_release,
 };
 
+#define KPM_COPY_COST_PASSES	32
+
+static int kpm_cmp_u64(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/**
+ * kpm_copy_cost_show() - what reading every CPU costs, against a bare copy
+ * @m: the seq_file of the open file
+ * @v: unused (single_open())
+ *
+ * A benchmark: %KPM_COPY_COST_PASSES passes, 10 ms apart as a session's
+ * samples may be, each of the sampler's read of every possible CPU
+ * (kpm_sample_cpus()), of a bare copy of the same kcpustat counters, with
+ * no seqcount and no NOHZ idle time, into a buffer of the same size, and
+ * of that copy with the two ktime_get() an online CPU's NOHZ idle and
+ * iowait time take (get_cpu_idle_time_us() and get_cpu_iowait_time_us()
+ * each read the clock); the order of the three turns, so that none
+ * always finds the counters in the cache. Prints the median nanoseconds
+ * of each; the bare copy is the floor any reader of these counters pays.
+ *
+ * Context: process; sleeps, takes no lock of the module.
+ * Return: 0 or -ENOMEM.
+ */
+static int kpm_copy_cost_show(struct seq_file *m, void *v)
+{
+	u64 *bare, t, (*ns)[KPM_COPY_COST_PASSES];
+	struct kpm_sample *smp;
+	unsigned int cpu, i, k;
+	int err = 0;
+
+	smp = kvzalloc(kpm_sample_size(0), GFP_KERNEL);
+	bare = kvcalloc(nr_cpu_ids, sizeof(kcpustat_cpu(0).cpustat),
+			GFP_KERNEL);
+	ns = kcalloc(3, sizeof(*ns), GFP_KERNEL);
+	if (!smp || !bare || !ns) {
+		err = -ENOMEM;
+		goto out;
+	}
+
+	for (i = 0; i < KPM_COPY_COST_PASSES; i++) {
+		for (k = 0; k < 3; k++) {
+			unsigned int what = (i + k) % 3;
+
+			t = ktime_get_ns();
+			if (!what) {
+				kpm_sample_cpus(smp);
+			} else {
+				for_each_possible_cpu(cpu) {
+					memcpy(bare + cpu * NR_STATS,
+					       kcpustat_cpu(cpu).cpustat,
+					       sizeof(kcpustat_cpu(cpu).cpustat));
+					if (what == 2 && cpu_online(cpu)) {
+						ktime_get();
+						ktime_get();
+					}
+				}
+			}
+			ns[what][i] = ktime_get_ns() - t;
+		}
+		fsleep(10 * USEC_PER_MSEC);
+	}
+	for (k = 0; k < 3; k++)
+		sort(ns[k], KPM_COPY_COST_PASSES, sizeof(u64), kpm_cmp_u64,
+		     NULL);
+
+	seq_printf(m, "passes %u cpus %u sampler_ns %llu bare_ns %llu bare_clock_ns %llu\n",
+		   KPM_COPY_COST_PASSES, num_possible_cpus(),
+		   ns[0][KPM_COPY_COST_PASSES / 2],
+		   ns[1][KPM_COPY_COST_PASSES / 2],
+		   ns[2][KPM_COPY_COST_PASSES / 2]);
+out:
+	kfree(ns);
+	kvfree(bare);
+	kvfree(smp);
+	return err;
+}
+DEFINE_SHOW_ATTRIBUTE(kpm_copy_cost);
+
 void kpm_debugfs_init(void)
 {
 	kpm_debugfs_dir = debugfs_create_dir("ksft_perfmon", NULL);
@@ -244,6 +331,8 @@ void kpm_debugfs_init(void)
 			    &kpm_sessions_fops);
 	debugfs_create_file("latest", 0400, kpm_debugfs_dir, NULL,
 			    &kpm_latest_fops);
+	debugfs_create_file("copy_cost", 0400, kpm_debugfs_dir, NULL,
+			    &kpm_copy_cost_fops);
 }
 
 void kpm_debugfs_exit(void)

@@ -186,6 +186,7 @@ void kpm_session_exit(void);
 /* sampler.c */
 enum hrtimer_restart kpm_timer_fn(struct hrtimer *timer);
 void kpm_sample_work(struct work_struct *work);
+void kpm_sample_cpus(struct kpm_sample *smp);
 
 static inline struct kpm_dev_sample *
 kpm_sample_dev(const struct kpm_sample *smp, u32 i)

@@ -23,7 +23,14 @@
 #include "compat.h"
 #include "kpm.h"
 
-static void kpm_sample_cpus(struct kpm_sample *smp)
+/**
+ * kpm_sample_cpus() - read kcpustat of every possible CPU into a sample
+ * @smp: the sample; its CPU slots are written, the rest left alone
+ *
+ * Context: any that may read kcpustat; sleeps not, takes no lock of the
+ * module.
+ */
+void kpm_sample_cpus(struct kpm_sample *smp)
 {
 	unsigned int cpu;
 

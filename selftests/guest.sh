@@ -183,6 +183,12 @@ suite_fuzz() {
 		sleep 0.2 &&
 		grep -q "^1 10000000 128 .* 1$" /sys/kernel/debug/ksft_perfmon/sessions &&
 		rmmod ksft_perfmon'
+	# the benchmark's file, under KASAN and lockdep too
+	step module.debugfs_copy_cost bash -c '
+		kpm_insmod &&
+		grep -Eq "^passes 32 cpus [0-9]+ sampler_ns [1-9][0-9]* bare_ns [1-9][0-9]* bare_clock_ns [1-9][0-9]*$" \
+			/sys/kernel/debug/ksft_perfmon/copy_cost &&
+		rmmod ksft_perfmon'
 	step tool.dump_is_sorted_json bash -c '
 		kpm_insmod ifindex=1 interval_ms=20 && sleep 0.2 &&
 		python3 selftests/check_dump.py tools/ksft-perfmon-nl 1 &&
