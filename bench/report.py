@@ -143,13 +143,14 @@ def main():
         rows.append([n, us(ks), us(k['traced_ns']) + ' (p50 ' +
                      us(k['traced_p50_ns']) + ')', us(k['record_ns']),
                      us(kr), us(kt), us(u2n), us(u1n),
-                     f'{u2n / ks:.1f}x', f'{u2n / kr:.1f}x',
-                     f'{u1n / kt:.0f}x', k['sample_bytes']])
+                     f'{kr / ks:.1f}x', f'{u2n / ks:.1f}x',
+                     f'{u2n / kr:.1f}x', f'{u1n / kt:.0f}x',
+                     k['sample_bytes']])
         for name, v in zip(series, (ks, kr, kt, u2n, u1n)):
             series[name].append((n, v / 1000))
     table(['vCPUs', 'K sampler', 'K sampler (ftrace: mean, p50)',
-           'K record', 'K read', 'K total', 'U2', 'U1', 'U2/K sampler',
-           'U2/K read', 'U1/K total', 'bytes/sample'], rows)
+           'K record', 'K read', 'K total', 'U2', 'U1', 'K read/K sampler',
+           'U2/K sampler', 'U2/K read', 'U1/K total', 'bytes/sample'], rows)
     for name, s in series.items():
         sl = slope(s)
         if sl is not None and len(s) > 1:
@@ -159,6 +160,25 @@ def main():
     svg_lines(os.path.join(out, 'cost.svg'),
               'CPU time per sample against vCPUs', 'vCPUs',
               'microseconds per sample', series)
+
+    copy = t.get('copy', [])
+    if copy:
+        write_csv(os.path.join(out, 'copy.csv'), copy)
+        print('The sampler against a bare copy of the same counters, in the '
+              'same kernel (debugfs copy_cost: of three medians of 32 passes 10 ms apart, the fastest), '
+              'nanoseconds a pass over every CPU; K sampler is the '
+              'session\'s whole sample, with one netdev')
+        table(['vCPUs', 'bare copy', 'sampler, CPUs', 'K sampler',
+               'CPUs/bare', 'K sampler/bare'],
+              [[r['cpus'], r['bare_ns'], r['cpu_read_ns'],
+                by[int(r['cpus'])]['K']['sampler_ns']
+                if 'K' in by.get(int(r['cpus']), {}) else '-',
+                f'{float(r["cpu_read_ns"]) / float(r["bare_ns"]):.1f}x'
+                if float(r['bare_ns']) else '-',
+                f'{float(by[int(r["cpus"])]["K"]["sampler_ns"]) / float(r["bare_ns"]):.1f}x'
+                if 'K' in by.get(int(r['cpus']), {}) and float(r['bare_ns'])
+                else '-'] for r in copy])
+        print()
 
     fmt = t.get('format', [])
     write_csv(os.path.join(out, 'format.csv'), fmt)
@@ -220,7 +240,55 @@ def main():
         table(['vCPUs', 'sessions', 'netdevs', 'sampler', 'bytes/sample'],
               [[r['cpus'], r['sessions'], r['netdevs'], us(r['sampler_ns']),
                 r.get('sample_bytes', '-')] for r in sc])
+    targets(by, fmt_ns, copy, fmt, per)
     return 1 if bad or not rows else 0
+
+
+def targets(by, fmt_ns, copy, fmt, per):
+    """the delivery targets, each row with what this run measured"""
+    def kread(n):
+        k = by[n]['K']
+        return float(k['per_sample_ns']) - fmt_ns.get(n, 0)
+
+    sizes = sorted(n for n in by if 'K' in by[n] and 'U2' in by[n] and
+                   n in fmt_ns)
+    rows = []
+
+    def row(what, target, values, ok):
+        rows.append([what, target, values or '-',
+                     ('met' if ok else 'NOT met') if values else '-'])
+
+    r = {n: kread(n) / float(by[n]['K']['sampler_ns']) for n in sizes}
+    row('K read / K sampler', '<= 2x at every size',
+        ', '.join(f'{n}: {v:.1f}x' for n, v in r.items()),
+        all(v <= 2 for v in r.values()))
+    u = {n: float(by[n]['U2']['per_sample_ns']) / kread(n) for n in sizes}
+    row('U2 / K read', '>= 3x at 64, >= 5x at 8..32',
+        ', '.join(f'{n}: {v:.1f}x' for n, v in u.items()),
+        any(n >= 8 for n in u) and
+        all(v >= (3 if n >= 64 else 5) for n, v in u.items() if n >= 8))
+    c = {int(x['cpus']): float(x['cpu_read_ns']) / float(x['bare_ns'])
+         for x in copy if float(x['bare_ns'])}
+    row('sampler\'s CPU read / bare copy', '<= 3x',
+        ', '.join(f'{n}: {v:.1f}x' for n, v in sorted(c.items())),
+        all(v <= 3 for v in c.values()))
+    none = next((x for x in per if x['monitor'] == 'none'), None)
+    for ms, limit in (('1', 2.0), ('10', 0.5)):
+        k = next((x for x in per if x['monitor'] == 'K' and
+                  x['interval_ms'] == ms), None)
+        v = 100 * (int(k['spin_min_ns']) / int(none['spin_min_ns']) - 1) \
+            if k and none else None
+        row(f'perturbation, K at {ms} ms, fastest', f'< {limit}%',
+            f'{v:+.2f}%' if v is not None else '', v is not None and
+            v < limit)
+    f = {int(x['cpus']): float(x['tool_lines_per_s']) /
+         float(x['python_lines_per_s']) for x in fmt}
+    row('formatting / Python', '>= 30x at every size, byte-identical',
+        ', '.join(f'{n}: {v:.1f}x' for n, v in sorted(f.items())),
+        all(v >= 30 for v in f.values()) and
+        all(x['identical'] == '1' for x in fmt))
+    print('Targets of delivery, as this run measured them')
+    table(['what', 'target', 'measured', ''], rows)
 
 
 if __name__ == '__main__':
