@@ -103,6 +103,11 @@ decs = [(rng.randint(-2 ** rng.randint(1, 53), 2 ** rng.randint(1, 53)),
          -rng.randint(0, 22)) for _ in range(20000)]
 decs += [(0, -9), (1, -9), (10 ** 15 - 1, -9), (10 ** 15, -9),
          (-(10 ** 15), -6), (2 ** 53, -9), (5, 0), (1, -22)]
+# where repr leaves fixed notation (1e-4), and the longest fractions
+decs += [(m * s, e) for e in (0, -1, -3, -4, -5, -9, -15, -18, -19, -20)
+         for m in (1, 9, 10 ** max(0, -e - 4) - 1, 10 ** max(0, -e - 4),
+                   10 ** max(0, -e - 4) + 1, 10 ** 15 - 1)
+         for s in (1, -1) if m <= 2 ** 53]
 got = run([f'D {m} {e}' for m, e in decs] + ['D 9007199254740993 -9'])
 bad = [(m, e, g) for (m, e), g in zip(decs, got)
        if json.dumps(m / 10 ** -e) != g]

@@ -215,10 +215,69 @@ bool py_float_repr(double v, char *buf, size_t len)
 	return true;
 }
 
+static const unsigned long long pow10_u64[] = {
+	1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL,
+	10000000ULL, 100000000ULL, 1000000000ULL, 10000000000ULL,
+	100000000000ULL, 1000000000000ULL, 10000000000000ULL,
+	100000000000000ULL, 1000000000000000ULL, 10000000000000000ULL,
+	100000000000000000ULL, 1000000000000000000ULL,
+	10000000000000000000ULL,
+};
+
+/* @v in decimal, ending at *@end (which it sets to '\0'); its start */
+static char *u64_digits(unsigned long long v, char *end, char *start)
+{
+	*end = '\0';
+	do {
+		*--end = '0' + v % 10;
+		v /= 10;
+	} while (v && end > start);
+	return end;
+}
+
 static const double pow10_neg[] = {
 	1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12,
 	1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
 };
+
+/*
+ * @mant * 10^@exp10 as repr writes it in fixed notation, which it chooses
+ * from 1e-4 on (and below 1e16, which |@mant| < 10^15 keeps to): the
+ * integer part, a point, and the fraction without its trailing zeros, at
+ * least one digit of it. Into @buf, of 32 bytes; its length, or 0 for a
+ * value this does not cover.
+ */
+static size_t decimal_fixed(long long mant, int exp10, char *buf)
+{
+	unsigned long long m = mant < 0 ? -(unsigned long long)mant :
+					   (unsigned long long)mant;
+	unsigned long long frac;
+	int k = -exp10, i;
+	char tmp[24], *d, *o = buf;
+
+	if (exp10 > 0 || k > 19 || !m || m >= 1000000000000000ULL ||
+	    (k >= 4 && m < pow10_u64[k - 4]))
+		return 0;
+	if (mant < 0)
+		*o++ = '-';
+	d = u64_digits(m / pow10_u64[k], tmp + sizeof(tmp) - 1, tmp);
+	memcpy(o, d, tmp + sizeof(tmp) - 1 - d);
+	o += tmp + sizeof(tmp) - 1 - d;
+	*o++ = '.';
+	frac = m % pow10_u64[k];
+	if (!frac) {
+		*o++ = '0';
+	} else {
+		/* its k digits, leading zeros and all, less trailing zeros */
+		for (i = k; i > 0; i--, frac /= 10)
+			o[i - 1] = '0' + frac % 10;
+		o += k;
+		while (o[-1] == '0')
+			o--;
+	}
+	*o = '\0';
+	return o - buf;
+}
 
 bool py_decimal_repr(long long mant, int exp10, char *buf, size_t len)
 {
@@ -241,6 +300,8 @@ bool py_decimal_repr(long long mant, int exp10, char *buf, size_t len)
 		strcpy(buf, "0.0");
 		return true;
 	}
+	if (decimal_fixed(mant, exp10, buf))
+		return true;
 	if (mant < 0)
 		*o++ = '-';
 	do {
@@ -540,6 +601,20 @@ void jw_obj_start(struct jw *w)
 	jw_open(w, '{');
 }
 
+void jw_resume(struct jw *w, const char *raw, size_t len, int members,
+	       const char *last_key)
+{
+	if (w->depth || w->after_key || w->depth + 1 >= JW_MAX_DEPTH) {
+		w->error = true;
+		return;
+	}
+	jw_write(w, raw, len);
+	w->depth++;
+	w->items[w->depth] = members;
+	w->prev_key[w->depth] = last_key;
+	w->after_key = true;
+}
+
 void jw_arr_start(struct jw *w)
 {
 	jw_open(w, '[');
@@ -583,14 +658,22 @@ void jw_str(struct jw *w, const char *s)
 	jw_value_end(w);
 }
 
-/* a number formatted into @buf, or null for one JSON cannot hold */
-static void jw_number(struct jw *w, const char *buf, bool ok)
+/* a number formatted into @buf, of @len bytes */
+static void jw_number_len(struct jw *w, const char *buf, size_t len)
 {
 	jw_value_prefix(w);
-	if (!ok)
-		w->error = true;	/* allow_nan=False */
-	jw_puts(w, ok ? buf : "null");
+	jw_write(w, buf, len);
 	jw_value_end(w);
+}
+
+/* the same, a string; or null for one JSON cannot hold */
+static void jw_number(struct jw *w, const char *buf, bool ok)
+{
+	if (!ok) {
+		w->error = true;	/* allow_nan=False */
+		buf = "null";
+	}
+	jw_number_len(w, buf, strlen(buf));
 }
 
 void jw_double(struct jw *w, double v)
@@ -610,18 +693,14 @@ void jw_round(struct jw *w, double v, int ndigits)
 void jw_decimal(struct jw *w, long long mant, int exp10)
 {
 	char buf[64];
+	size_t len = decimal_fixed(mant, exp10, buf);
 
-	jw_number(w, buf, py_decimal_repr(mant, exp10, buf, sizeof(buf)));
-}
-
-/* @v in decimal, at the end of @end; returns where it begins */
-static char *u64_digits(unsigned long long v, char *end)
-{
-	do {
-		*--end = '0' + v % 10;
-		v /= 10;
-	} while (v);
-	return end;
+	/* the values of most lines, without a strlen() */
+	if (len)
+		jw_number_len(w, buf, len);
+	else
+		jw_number(w, buf, py_decimal_repr(mant, exp10, buf,
+						  sizeof(buf)));
 }
 
 void jw_int(struct jw *w, long long v)
@@ -629,8 +708,7 @@ void jw_int(struct jw *w, long long v)
 	char buf[24], *p;
 
 	p = u64_digits(v < 0 ? -(unsigned long long)v : (unsigned long long)v,
-		       buf + sizeof(buf) - 1);
-	buf[sizeof(buf) - 1] = '\0';
+		       buf + sizeof(buf) - 1, buf + 1);
 	if (v < 0)
 		*--p = '-';
 	jw_number(w, p, true);
@@ -638,11 +716,9 @@ void jw_int(struct jw *w, long long v)
 
 void jw_uint(struct jw *w, unsigned long long v)
 {
-	char buf[24], *p;
+	char buf[24], *p = u64_digits(v, buf + sizeof(buf) - 1, buf);
 
-	p = u64_digits(v, buf + sizeof(buf) - 1);
-	buf[sizeof(buf) - 1] = '\0';
-	jw_number(w, p, true);
+	jw_number_len(w, p, buf + sizeof(buf) - 1 - p);
 }
 
 void jw_bool(struct jw *w, bool v)

@@ -36,6 +36,14 @@ void jw_flush(struct jw *w);
 /* json.dumps(obj, indent=@indent, sort_keys=True) from here on */
 void jw_set_indent(struct jw *w, int indent);
 void jw_obj_start(struct jw *w);
+/*
+ * At the top level: @raw, which jw_obj_start() and @members calls of
+ * jw_key(), the last with @last_key, wrote (and whatever preceded them on
+ * their FILE), as if those calls wrote it again. Many lines that begin
+ * alike write that beginning once.
+ */
+void jw_resume(struct jw *w, const char *raw, size_t len, int members,
+	       const char *last_key);
 void jw_obj_end(struct jw *w);
 void jw_arr_start(struct jw *w);
 void jw_arr_end(struct jw *w);

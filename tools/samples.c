@@ -447,46 +447,10 @@ int print_policy(FILE *f, enum metric m)
 	return w.error ? -1 : 0;
 }
 
-int record_init(struct record *r, const char *host, uint64_t time_base,
-		uint32_t cpus, FILE *out)
+/* an observation's members before its time, up to its key "time" */
+static void obs_head(struct jw *w, const char *host, const char *name,
+		     const char *shape)
 {
-	int m;
-
-	memset(r, 0, sizeof(*r));
-	r->host = host;
-	r->time_base = time_base;
-	r->cpus = cpus;
-	r->out = out;
-	if (sample_alloc(&r->base, cpus) || sample_alloc(&r->prev, cpus))
-		return -1;
-	for (m = M_CPU_USR; m <= M_CPU_SIRQ; m++) {
-		r->cpu_last[m] = calloc(cpus ? cpus : 1, sizeof(uint64_t));
-		if (!r->cpu_last[m])
-			return -1;
-	}
-	return 0;
-}
-
-void record_free(struct record *r)
-{
-	int m;
-
-	free(r->base.cpu);
-	free(r->prev.cpu);
-	for (m = M_CPU_USR; m <= M_CPU_SIRQ; m++)
-		free(r->cpu_last[m]);
-}
-
-void obs_line_start(FILE *f, struct jw *w, const char *host,
-		    const char *name, const char *shape, uint64_t time_ns,
-		    uint64_t time_base)
-{
-	/* negative when the base is after the sample */
-	int64_t d = (int64_t)(time_ns - time_base);
-	uint64_t a = d < 0 ? -(uint64_t)d : (uint64_t)d;
-
-	jw_init(w, f);
-	fputs("# ktap-metric-json: ", f);
 	jw_obj_start(w);
 	jw_key(w, "host");
 	jw_str(w, host);
@@ -495,6 +459,15 @@ void obs_line_start(FILE *f, struct jw *w, const char *host,
 	jw_key(w, "shape");
 	jw_str(w, shape);
 	jw_key(w, "time");
+}
+
+/* its time, and the key "value" */
+static void obs_time(struct jw *w, uint64_t time_ns, uint64_t time_base)
+{
+	/* negative when the base is after the sample */
+	int64_t d = (int64_t)(time_ns - time_base);
+	uint64_t a = d < 0 ? -(uint64_t)d : (uint64_t)d;
+
 	/*
 	 * round(d / 1e9, 6) as Python computes it: from the nanoseconds
 	 * when they are not a tie at microseconds, for the double nearest
@@ -514,11 +487,89 @@ void obs_line_start(FILE *f, struct jw *w, const char *host,
 	jw_key(w, "value");
 }
 
-static void obs_start(struct record *r, struct jw *w, enum metric m,
-		      const char *shape, const struct sample *smp)
+void obs_line_start(FILE *f, struct jw *w, const char *host,
+		    const char *name, const char *shape, uint64_t time_ns,
+		    uint64_t time_base)
 {
-	obs_line_start(r->out, w, r->host, metric_names[m], shape, smp->time,
-		       r->time_base);
+	jw_init(w, f);
+	fputs("# ktap-metric-json: ", f);
+	obs_head(w, host, name, shape);
+	obs_time(w, time_ns, time_base);
+}
+
+static const char *metric_shape(enum metric m)
+{
+	return m <= M_CPU_UTIL ? "per-cpu" : "scalar";
+}
+
+/*
+ * The beginning of every line of metric @m, up to its key "time", as
+ * obs_line_start() writes it, once: most of a short line.
+ */
+static char *obs_head_text(const char *host, enum metric m, size_t *len)
+{
+	char *text = NULL;
+	struct jw w;
+	FILE *f;
+
+	f = open_memstream(&text, len);
+	if (!f)
+		return NULL;
+	jw_init(&w, f);
+	fputs("# ktap-metric-json: ", f);
+	obs_head(&w, host, metric_names[m], metric_shape(m));
+	jw_flush(&w);
+	if (fclose(f) || w.error) {
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
+static void obs_start(struct record *r, struct jw *w, enum metric m,
+		      const struct sample *smp)
+{
+	jw_init(w, r->out);
+	/* as obs_head() left it: four keys at depth 1, "time" the last */
+	jw_resume(w, r->head[m], r->head_len[m], 4, "time");
+	obs_time(w, smp->time, r->time_base);
+}
+
+int record_init(struct record *r, const char *host, uint64_t time_base,
+		uint32_t cpus, FILE *out)
+{
+	int m;
+
+	memset(r, 0, sizeof(*r));
+	r->host = host;
+	r->time_base = time_base;
+	r->cpus = cpus;
+	r->out = out;
+	if (sample_alloc(&r->base, cpus) || sample_alloc(&r->prev, cpus))
+		return -1;
+	for (m = 0; m < M_NR; m++) {
+		r->head[m] = obs_head_text(host, m, &r->head_len[m]);
+		if (!r->head[m])
+			return -1;
+	}
+	for (m = M_CPU_USR; m <= M_CPU_SIRQ; m++) {
+		r->cpu_last[m] = calloc(cpus ? cpus : 1, sizeof(uint64_t));
+		if (!r->cpu_last[m])
+			return -1;
+	}
+	return 0;
+}
+
+void record_free(struct record *r)
+{
+	int m;
+
+	free(r->base.cpu);
+	free(r->prev.cpu);
+	for (m = 0; m < M_NR; m++)
+		free(r->head[m]);
+	for (m = M_CPU_USR; m <= M_CPU_SIRQ; m++)
+		free(r->cpu_last[m]);
 }
 
 static void obs_end(struct record *r, struct jw *w)
@@ -599,7 +650,7 @@ static void emit_cpu_time(struct record *r, enum metric m,
 	struct jw w;
 	uint32_t c;
 
-	obs_start(r, &w, m, "per-cpu", smp);
+	obs_start(r, &w, m, smp);
 	jw_arr_start(&w);
 	for (c = 0; c < cpus; c++) {
 		const struct cpu_stats *now = &smp->cpu[c];
@@ -642,7 +693,7 @@ static void emit_cpu_util(struct record *r, const struct sample *smp,
 	uint32_t c;
 	size_t i;
 
-	obs_start(r, &w, M_CPU_UTIL, "per-cpu", smp);
+	obs_start(r, &w, M_CPU_UTIL, smp);
 	jw_arr_start(&w);
 	for (c = 0; c < cpus; c++) {
 		const struct cpu_stats *now = &smp->cpu[c];
@@ -702,7 +753,7 @@ static void emit_nic(struct record *r, enum metric m, const struct sample *smp)
 		}
 		total += r->nic_last[i][stat];
 	}
-	obs_start(r, &w, m, "scalar", smp);
+	obs_start(r, &w, m, smp);
 	jw_uint(&w, total);
 	obs_end(r, &w);
 }

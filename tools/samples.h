@@ -142,6 +142,9 @@ struct record {
 		uint64_t max;
 	} cpu_back[T_NR], nic_back[KPM_DEV_NR_STATS];
 	bool bad_output;
+	/* each metric's lines up to the key "time", written once */
+	char *head[M_NR];
+	size_t head_len[M_NR];
 };
 
 /* Observations go to @out. 0, or -1 when out of memory. */
