@@ -14,7 +14,8 @@ a measurement, each printed as "KPM-BENCH: TABLE,FIELD=VALUE,...".
   timer    how late samples come, against their schedule, at 1 ms, 10 ms
            and 1 s, for K and for U2's sleep loop, idle and under iperf3
   perturb  the slowdown of a CPU-bound loop and of iperf3 between two
-           netns under K at 1 ms, 10 ms and 1 s and U1 at 1 s
+           netns under K at 1 ms, 10 ms and 1 s, the sampler alone (a
+           session nobody reads) at 1 ms, and U1 at 1 s
   scale    the sampler's cost against sessions (1 to 64) and netdevs a
            session (0 to 16)
 
@@ -24,12 +25,16 @@ usage: guest_bench.py [--smoke] [cost] [format] [timer] [perturb] [scale]
 import json
 import os
 import signal
+import socket
+import struct
 import subprocess
 import sys
 import tempfile
 import time
 
 TOP = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..')
+sys.path.insert(0, os.path.join(TOP, 'selftests'))
+from record_robustness import genl  # noqa: E402
 TOOL = os.path.join(TOP, 'tools', 'ksft-perfmon-nl')
 BENCH = os.path.join(TOP, 'bench')
 TRACING = '/sys/kernel/tracing'
@@ -135,7 +140,8 @@ def cost(cpus):
         reads.append(dict(zip(kv[::2], kv[1::2])))
     emit('copy', cpus=cpus,
          cpu_read_ns=min(int(r['sampler_ns']) for r in reads),
-         bare_ns=min(int(r['bare_ns']) for r in reads))
+         bare_ns=min(int(r['bare_ns']) for r in reads),
+         bare_clock_ns=min(int(r['bare_clock_ns']) for r in reads))
 
     n1, n2 = int(short * 100), int(long * 100)
     cpu = []
@@ -281,14 +287,32 @@ def netns_iperf3(secs):
     return json.loads(out)['end']['sum_received']['bits_per_second'] / 1e9
 
 
+def unread_session(ms):
+    """a socket that owns a session of lo at @ms and never reads it: the
+    sampler's cost alone, timer and work item included"""
+    sock = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 16)
+    sock.bind((0, 0))
+    # CTRL_CMD_GETFAMILY by CTRL_ATTR_FAMILY_NAME, then session-new with
+    # ifindex, interval and ring-size
+    fam = genl(sock, 0x10, 3, [(2, 'ksft_perfmon')], False)
+    fid = struct.unpack('=H', fam[1][:2])[0]
+    new = genl(sock, fid, 1, [(2, 1), (3, ms * 1000000), (4, 2)], False)
+    if not isinstance(new, dict):
+        raise OSError(new, 'session-new')
+    return sock
+
+
 class Monitor:
-    """none, K at @ms (record) or U1 at @ms, in the background"""
+    """none, K at @ms (record), the sampler alone at @ms (S: a session
+    nobody reads) or U1 at @ms, in the background"""
 
     def __init__(self, kind, ms):
         self.kind, self.ms, self.p = kind, ms, None
 
     def __enter__(self):
-        if self.kind == 'K':
+        if self.kind == 'S':
+            self.sock = unread_session(self.ms)
+        elif self.kind == 'K':
             self.p = subprocess.Popen([TOOL, 'record', '--interval',
                                        str(self.ms), '--duration', '3600',
                                        '--ifname', 'lo'],
@@ -302,6 +326,8 @@ class Monitor:
         return self
 
     def __exit__(self, *exc):
+        if self.kind == 'S':
+            self.sock.close()
         if self.p:
             os.killpg(self.p.pid, 15) if self.kind == 'U1' else \
                 self.p.terminate()
@@ -310,8 +336,9 @@ class Monitor:
 
 def perturb(cpus):
     iters = 3_000_000 if SMOKE else 60_000_000
-    reps = 1 if SMOKE else 7
-    monitors = [('none', 0), ('K', 1), ('K', 10), ('K', 1000), ('U1', 1000)]
+    reps = 1 if SMOKE else 11
+    monitors = [('none', 0), ('K', 1), ('S', 1), ('K', 10), ('K', 1000),
+                ('U1', 1000)]
     subprocess.run('ip netns add kpmb-r; ip link add kpmb-l type veth peer '
                    'name kpmb-p netns kpmb-r; ip addr add 192.0.2.1/24 dev '
                    'kpmb-l; ip link set kpmb-l up; ip -n kpmb-r addr add '
