@@ -74,11 +74,14 @@ ties += [math.nextafter(t, d) for t in ties[::7] for d in (0, 200)]
 exact = [(rng.uniform(0, 100), 4) for _ in range(40000)] + \
         [(rng.uniform(-1e6, 1e6), rng.randint(0, 9)) for _ in range(20000)] + \
         [(t * rng.choice((1, -1)), n) for t in ties for n in (4, 5)] + \
+        [(s * float(m) / 10 ** n, n) for n in range(10)
+         for m in (2 ** 53 - 1, 2 ** 53, 2 ** 53 + 2, 2 ** 64 - 2 ** 11,
+                   2 ** 64, 2 ** 64 + 2 ** 12, 2 ** 70) for s in (1, -1)] + \
         [(v, n) for v in (0.0, -0.0, 5e-324, -5e-324, 1e-30, -1e-30,
                           0.00005, -0.00005, 2.675, 1e15, 2.0 ** 53,
                           -2.0 ** 53, 9.99999999e22, 1.7976931348623157e308,
                           4.9999999999999996e-05, 100.0, 99.99995)
-         for n in range(10)]
+         for n in list(range(10)) + [12, 17]]
 got = run([f'R {v!r} {n}' for v, n in exact])
 bad = [(v, n, g) for (v, n), g in zip(exact, got)
        if json.dumps(round(v, n)) != g]

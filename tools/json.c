@@ -260,11 +260,21 @@ static size_t decimal_fixed(long long mant, int exp10, char *buf)
 		return 0;
 	if (mant < 0)
 		*o++ = '-';
-	d = u64_digits(m / pow10_u64[k], tmp + sizeof(tmp) - 1, tmp);
+	/* ns and us, most values, by constants: a multiply, not a divide */
+	if (k == 9) {
+		frac = m % 1000000000ULL;
+		m /= 1000000000ULL;
+	} else if (k == 6) {
+		frac = m % 1000000ULL;
+		m /= 1000000ULL;
+	} else {
+		frac = m % pow10_u64[k];
+		m /= pow10_u64[k];
+	}
+	d = u64_digits(m, tmp + sizeof(tmp) - 1, tmp);
 	memcpy(o, d, tmp + sizeof(tmp) - 1 - d);
 	o += tmp + sizeof(tmp) - 1 - d;
 	*o++ = '.';
-	frac = m % pow10_u64[k];
 	if (!frac) {
 		*o++ = '0';
 	} else {
@@ -344,24 +354,37 @@ bool py_round_repr(double v, int ndigits, char *buf, size_t len)
 		1, 10, 100, 1000, 10000, 100000, 1000000, 10000000,
 		100000000, 1000000000,
 	};
-	unsigned __int128 p, rem, half;
-	unsigned long long c;
+	unsigned __int128 p, rem, half, q;
+	unsigned long long c, bits;
 	int e, shift;
 
-	if (!isfinite(v) || ndigits < 0 || ndigits > 9)
+	if (!isfinite(v))
 		return false;
-	/* |v| = m * 2^(e - 53), with m a 53-bit integer */
-	p = (unsigned __int128)(unsigned long long)ldexp(fabs(frexp(v, &e)), 53);
-	shift = 53 - e;
+	if (ndigits < 0 || ndigits > 9)
+		goto slow;
+	/*
+	 * |v| = m * 2^-shift, m the 53-bit significand, from v's bits: no
+	 * frexp() and ldexp(), which a TCG guest runs in soft float
+	 */
+	memcpy(&bits, &v, sizeof(bits));
+	e = (bits >> 52) & 0x7ff;
+	if (!e)		/* zero, or subnormal: the long way */
+		goto slow;
+	p = (bits & ((1ULL << 52) - 1)) | 1ULL << 52;
+	shift = 1075 - e;
 	if (shift <= 0 || shift > 96)
 		goto slow;
 	p *= pow10[ndigits];
-	c = (unsigned long long)(p >> shift);
+	q = p >> shift;
+	/* before it is cut to 64 bits: up to 2^82 */
+	if (q >= 1ULL << 53)
+		goto slow;
+	c = (unsigned long long)q;
 	rem = p & (((unsigned __int128)1 << shift) - 1);
 	half = (unsigned __int128)1 << (shift - 1);
 	if (rem > half || (rem == half && (c & 1)))
 		c++;
-	if (!c || c > 1ULL << 53)
+	if (!c)
 		goto slow;
 	return py_decimal_repr(v < 0 ? -(long long)c : (long long)c, -ndigits,
 			       buf, len);

@@ -51,7 +51,7 @@ void jw_arr_end(struct jw *w);
 void jw_key(struct jw *w, const char *key);
 void jw_str(struct jw *w, const char *s);
 void jw_double(struct jw *w, double v);
-/* jw_double(w, py_round(v, ndigits)), for 0 <= @ndigits <= 9 */
+/* jw_double(w, py_round(v, ndigits)), faster for 0 <= @ndigits <= 9 */
 void jw_round(struct jw *w, double v, int ndigits);
 /*
  * The double nearest @mant * 10^@exp10 (-22 <= @exp10 <= 0, |@mant| <=
@@ -70,6 +70,11 @@ bool py_float_repr(double v, char *buf, size_t len);
 bool py_decimal_repr(long long mant, int exp10, char *buf, size_t len);
 /* Python's round(v, ndigits) for 0 <= ndigits <= 17 */
 double py_round(double v, int ndigits);
+/*
+ * py_float_repr(py_round(v, ndigits)) into @buf, of 32 bytes at least:
+ * exactly, without printf or strtod, where the rounded value has up to 53
+ * bits; false for NaN and infinity.
+ */
 bool py_round_repr(double v, int ndigits, char *buf, size_t len);
 /* Decode one UTF-8 sequence; returns its length, 0 when invalid. */
 int utf8_decode(const unsigned char *s, unsigned int *cp);
