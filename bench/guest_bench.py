@@ -5,7 +5,8 @@ a measurement, each printed as "KPM-BENCH: TABLE,FIELD=VALUE,...".
 
   cost     CPU time per sample of K (the module's sampler by its own
            counter and by ftrace's function_graph, in a run of its own,
-           plus record's own CPU time), U2 (bench/u2_sampler) and U1
+           and record's CPU time reading, in its steady state), U2
+           (bench/u2_sampler) and U1
            (bench/u1_loop.sh); and the sampler's read of the CPUs
            against a bare copy of their counters (debugfs copy_cost)
   format   KTAP lines a second of the tool's formatter and of Python's
@@ -111,23 +112,47 @@ def k_run(interval_ms, secs, trace=False):
             row['sample_size'])
 
 
+def k_steady(interval_ms, warm, secs):
+    """record in its steady state: after @warm s, for @secs s, the
+    samples taken, the sampler's own ns for them and record's CPU ns
+    (its schedstat), so that neither its start nor its formatting at the
+    end is counted; and the sample's size"""
+    p = subprocess.Popen([TOOL, 'record', '--interval', str(interval_ms),
+                          '--duration', str(warm + secs + 600),
+                          '--ifname', 'lo'], stdout=subprocess.DEVNULL)
+
+    def now():
+        with open(f'/proc/{p.pid}/schedstat') as f:
+            ran = int(f.read().split()[0])
+        return ran, last_session()
+
+    time.sleep(warm)
+    ran1, row1 = now()
+    time.sleep(secs)
+    ran2, row2 = now()
+    p.send_signal(signal.SIGINT)
+    p.wait()
+    n = int(row2['samples']) - int(row1['samples'])
+    return (n, int(row2['cost_ns']) - int(row1['cost_ns']), ran2 - ran1,
+            row2['sample_size'])
+
+
 def cost(cpus):
-    """Per sample in the steady state: the userspace ways' CPU time as the
+    """Per sample in the steady state: K's read as record's CPU time over
+    a window of its steady state, the userspace ways' CPU time as the
     difference of a short and a long run, so that starting a process
     (Python's above all) is not counted; the sampler by its own counter"""
     short, long = (0.5, 1.5) if SMOKE else (1, 5)
-    s1, _, r1, _, _ = k_run(10, short)
-    s2, own, r2, _, size = k_run(10, long)
+    n, own, ran, size = k_steady(10, 1.5, 1.5 if SMOKE else 5)
     # traced apart: the tracer's own cost is not the sampler's
     durations = sorted(k_run(10, short, trace=True)[3])
-    emit('cost', cpus=cpus, method='K', samples=s2,
-         sampler_ns=round(own / s2),
+    emit('cost', cpus=cpus, method='K', samples=n,
+         sampler_ns=round(own / n),
          traced_ns=round(sum(durations) / len(durations)) if durations else '',
          traced_p50_ns=round(durations[len(durations) // 2])
          if durations else '',
          traced_n=len(durations),
-         record_ns=round((r2 - r1) / (s2 - s1)),
-         per_sample_ns=round(own / s2 + (r2 - r1) / (s2 - s1)),
+         read_ns=round(ran / n),
          sample_bytes=size)
 
     # the sampler's read of the CPUs against a bare copy of their
