@@ -255,7 +255,11 @@ static size_t decimal_fixed(long long mant, int exp10, char *buf)
 	int k = -exp10, i;
 	char tmp[24], *d, *o = buf;
 
-	if (exp10 > 0 || k > 19 || !m || m >= 1000000000000000ULL ||
+	if (!m && exp10 <= 0) {
+		memcpy(buf, "0.0", sizeof("0.0"));
+		return 3;
+	}
+	if (exp10 > 0 || k > 19 || m >= 1000000000000000ULL ||
 	    (k >= 4 && m < pow10_u64[k - 4]))
 		return 0;
 	if (mant < 0)
@@ -346,7 +350,7 @@ double py_round(double v, int ndigits)
  * m * 2^e, that is m * 10^ndigits * 2^e rounded to an integer c, exact
  * in 128 bits, and the result is the double nearest c / 10^ndigits, whose
  * digits py_decimal_repr() writes. Values this does not cover (large,
- * tiny, or rounding to zero) take py_round() and py_float_repr().
+ * or subnormal) take py_round() and py_float_repr().
  */
 bool py_round_repr(double v, int ndigits, char *buf, size_t len)
 {
@@ -367,8 +371,11 @@ bool py_round_repr(double v, int ndigits, char *buf, size_t len)
 	 * frexp() and ldexp(), which a TCG guest runs in soft float
 	 */
 	memcpy(&bits, &v, sizeof(bits));
+	/* the value of an idle CPU: a zero rounds to itself */
+	if (!(bits << 1))
+		goto zero;
 	e = (bits >> 52) & 0x7ff;
-	if (!e)		/* zero, or subnormal: the long way */
+	if (!e)		/* subnormal: the long way */
 		goto slow;
 	p = (bits & ((1ULL << 52) - 1)) | 1ULL << 52;
 	shift = 1075 - e;
@@ -385,9 +392,15 @@ bool py_round_repr(double v, int ndigits, char *buf, size_t len)
 	if (rem > half || (rem == half && (c & 1)))
 		c++;
 	if (!c)
-		goto slow;
+		goto zero;
 	return py_decimal_repr(v < 0 ? -(long long)c : (long long)c, -ndigits,
 			       buf, len);
+zero:
+	/* a zero of v's sign, as Python's round() gives */
+	if (len < sizeof("-0.0"))
+		return false;
+	strcpy(buf, bits >> 63 ? "-0.0" : "0.0");
+	return true;
 slow:
 	return py_float_repr(py_round(v, ndigits), buf, len);
 }
