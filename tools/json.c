@@ -282,6 +282,11 @@ static size_t decimal_fixed(long long mant, int exp10, char *buf)
 	if (!frac) {
 		*o++ = '0';
 	} else {
+		/* whole ms and us of ns, as tick-based cputime mostly is */
+		while (k >= 3 && !(frac % 1000)) {
+			frac /= 1000;
+			k -= 3;
+		}
 		/* its k digits, leading zeros and all, less trailing zeros */
 		for (i = k; i > 0; i--, frac /= 10)
 			o[i - 1] = '0' + frac % 10;
