@@ -367,9 +367,10 @@ bool py_round_repr(double v, int ndigits, char *buf, size_t len)
 	unsigned long long c, bits;
 	int e, shift;
 
-	if (!isfinite(v))
+	/* py_round() takes no negative ndigits: printf would not round */
+	if (!isfinite(v) || ndigits < 0)
 		return false;
-	if (ndigits < 0 || ndigits > 9)
+	if (ndigits > 9)
 		goto slow;
 	/*
 	 * |v| = m * 2^-shift, m the 53-bit significand, from v's bits: no

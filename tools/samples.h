@@ -104,7 +104,9 @@ void drain_free(struct drain *d);
  * on with its last part. A sample with a base-seq (a dump asked for with
  * changed-only) has what it leaves out from the sample handed on before
  * it, which must be that one. 0, or -1 with d->error set when the message
- * is malformed or does not continue the sample being assembled.
+ * is malformed or does not continue the sample being assembled. After an
+ * error the drain has no base, but may hold the part of a sample it had:
+ * record stops there, and a caller that goes on clears d->have first.
  */
 int drain_msg(struct drain *d, const struct nlmsghdr *nlh);
 /* At the end of a dump: 0, or -1 with d->error set when it ended within a
