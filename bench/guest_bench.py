@@ -16,7 +16,8 @@ a measurement, each printed as "KPM-BENCH: TABLE,FIELD=VALUE,...".
            and 1 s, for K and for U2's sleep loop, idle and under iperf3
   perturb  the slowdown of a CPU-bound loop and of iperf3 between two
            netns under K at 1 ms, 10 ms and 1 s, the sampler alone (a
-           session nobody reads) at 1 ms, and U1 at 1 s
+           session nobody reads) at 1 ms, U1 at 1 s, and the floor under
+           any timer-driven sampler (bench/floor) at 1 and 10 ms
   scale    the sampler's cost against sessions (1 to 64) and netdevs a
            session (0 to 16)
 
@@ -327,9 +328,15 @@ def unread_session(ms):
     return sock
 
 
+FLOOR = os.path.join(TOP, 'build', 'bench-floor', 'kpm_floor.ko')
+FLOOR_MODES = {'H': 0, 'HW': 1, 'HR': 2}
+
+
 class Monitor:
     """none, K at @ms (record), the sampler alone at @ms (S: a session
-    nobody reads) or U1 at @ms, in the background"""
+    nobody reads), U1 at @ms, or the floor under them (bench/floor): a
+    bare hrtimer at @ms (H), one that queues an empty work item (HW), and
+    one that reads the CPUs itself, in hardirq (HR); in the background"""
 
     def __init__(self, kind, ms):
         self.kind, self.ms, self.p = kind, ms, None
@@ -337,6 +344,10 @@ class Monitor:
     def __enter__(self):
         if self.kind == 'S':
             self.sock = unread_session(self.ms)
+        elif self.kind in FLOOR_MODES:
+            subprocess.run(['insmod', FLOOR,
+                            f'mode={FLOOR_MODES[self.kind]}',
+                            f'interval_us={self.ms * 1000}'], check=True)
         elif self.kind == 'K':
             self.p = subprocess.Popen([TOOL, 'record', '--interval',
                                        str(self.ms), '--duration', '3600',
@@ -353,6 +364,8 @@ class Monitor:
     def __exit__(self, *exc):
         if self.kind == 'S':
             self.sock.close()
+        elif self.kind in FLOOR_MODES:
+            subprocess.run(['rmmod', 'kpm_floor'], check=True)
         if self.p:
             os.killpg(self.p.pid, 15) if self.kind == 'U1' else \
                 self.p.terminate()
@@ -360,9 +373,10 @@ class Monitor:
 
 
 def perturb(cpus):
-    iters = 3_000_000 if SMOKE else 60_000_000
+    iters = 3_000_000 if SMOKE else 240_000_000
     reps = 1 if SMOKE else 11
-    monitors = [('none', 0), ('K', 1), ('S', 1), ('K', 10), ('K', 1000),
+    monitors = [('none', 0), ('K', 1), ('S', 1), ('H', 1), ('HW', 1),
+                ('HR', 1), ('K', 10), ('H', 10), ('HW', 10), ('K', 1000),
                 ('U1', 1000)]
     subprocess.run('ip netns add kpmb-r; ip link add kpmb-l type veth peer '
                    'name kpmb-p netns kpmb-r; ip addr add 192.0.2.1/24 dev '

@@ -27,6 +27,10 @@ eval "$(scripts/kernel.sh env 6.12)"
 make -s tools bench/fmt_bench bench/u2_sampler bench/spin
 # a build of its own, apart from make test's
 scripts/kbuild.sh "$kdir" bench-6.12 > /dev/null
+# and the perturbation's floor (bench/floor), out of the source tree
+mkdir -p build/bench-floor
+cp bench/floor/Kbuild bench/floor/kpm_floor.c build/bench-floor/
+make -s -C "$kdir" M="$top/build/bench-floor" W=1 modules > /dev/null
 
 raw=$out/raw.txt
 : > "$raw"
