@@ -12,6 +12,7 @@
 
 #include <linux/hrtimer.h>
 #include <linux/kernel_stat.h>
+#include <linux/netdevice.h>
 #include <linux/tick.h>
 #include <linux/version.h>
 
@@ -65,5 +66,19 @@ static inline void kpm_kcpustat_fetch(struct kernel_cpustat *kcs, int cpu,
 	kcpustat_cpu_fetch(kcs, cpu);
 }
 #endif
+
+/*
+ * A CPU's backlog drops: softnet_data's atomic_t dropped became a pair of
+ * NUMA drop counters in 6.18 ("net: use NUMA drop counters for
+ * softnet_data.dropped"), which /proc/net/softnet_stat adds up.
+ */
+static inline u32 kpm_softnet_dropped(const struct softnet_data *sd)
+{
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 18, 0)
+	return atomic_read(&sd->dropped);
+#else
+	return numa_drop_read(&sd->drop_counters);
+#endif
+}
 
 #endif /* _KSFT_PERFMON_COMPAT_H */

@@ -20,6 +20,8 @@
 #include <linux/xarray.h>
 #include <uapi/linux/ksft_perfmon.h>
 
+#include "extend.h"
+
 /*
  * Limits: those of one owner (a netlink socket, or the module for the
  * load-time session) are below those of all sessions together, so that
@@ -54,6 +56,26 @@ struct kpm_cpu_sample {
 	bool online;
 };
 
+/*
+ * Counts of a CPU's network processing, in the order of their attributes:
+ * softnet_data's, as /proc/net/softnet_stat shows them, then the NET_RX
+ * and NET_TX softirqs, as /proc/softirqs does.
+ */
+enum kpm_cpu_net_count {
+	KPM_NET_PROCESSED,
+	KPM_NET_DROPPED,
+	KPM_NET_TIME_SQUEEZE,
+	KPM_NET_RECEIVED_RPS,
+	KPM_NET_RX_SOFTIRQ,
+	KPM_NET_TX_SOFTIRQ,
+	KPM_NET_NR_COUNTS,
+};
+
+/* The kernel's 32-bit counts, extended to 64 bits by kpm_extend32(). */
+struct kpm_cpu_net {
+	u64 count[KPM_NET_NR_COUNTS];
+};
+
 struct kpm_dev_sample {
 	struct rtnl_link_stats64 stats;
 	u32 ifindex;
@@ -63,9 +85,10 @@ struct kpm_dev_sample {
 /*
  * One sample. It is followed by one struct kpm_dev_sample per netdev
  * (@ndevs), then one struct kpm_cpu_sample per possible CPU id
- * (nr_cpu_ids); kpm_sample_dev() and kpm_sample_cpu() find them. A sample
- * needs nothing of its session to be read, so that a copy of it can be
- * formatted with no lock held.
+ * (nr_cpu_ids), then, with KPM_SAMPLE_CPU_NET, one struct kpm_cpu_net per
+ * possible CPU id; kpm_sample_dev(), kpm_sample_cpu() and
+ * kpm_sample_cpu_net() find them. A sample needs nothing of its session
+ * to be read, so that a copy of it can be formatted with no lock held.
  */
 struct kpm_sample {
 	u64 seq;
@@ -73,7 +96,11 @@ struct kpm_sample {
 	u64 cost_ns;	/* how long they took */
 	u64 delay_ns;	/* from the timer's expiry to time_ns */
 	u32 ndevs;
+	u32 flags;	/* KPM_SAMPLE_* */
 };
+
+/* the session samples its CPUs' network processing (cpu-net) */
+#define KPM_SAMPLE_CPU_NET	BIT(0)
 
 struct kpm_dev {
 	/* what the sampler reads; NULL once the netdev is gone */
@@ -107,6 +134,8 @@ struct kpm_dev {
  * @interval_ns: sampling period
  * @ring_size: number of slots in @ring
  * @sample_size: bytes of one slot
+ * @sample_flags: what its samples hold besides CPU times and netdevs,
+ *	KPM_SAMPLE_*
  * @lock: protects @ring and the counters below it
  * @head: sequence number of the next sample, i.e. samples taken
  * @head_slot: slot the next sample goes to
@@ -134,6 +163,7 @@ struct kpm_session {
 	u64 interval_ns;
 	u32 ring_size;
 	u32 sample_size;
+	u32 sample_flags;
 
 	spinlock_t lock;	/* the ring and its counters vs the sampler */
 	u64 head;
@@ -151,6 +181,7 @@ struct kpm_session_cfg {
 	u64 interval_ns;
 	u32 ring_size;
 	u32 ndevs;
+	u32 flags;	/* of its samples, KPM_SAMPLE_* */
 	u32 ifindex[KSFT_PERFMON_DEVS_MAX];
 	/* the request's attribute of each ifindex, for extack; may be NULL */
 	const struct nlattr *ifindex_attr[KSFT_PERFMON_DEVS_MAX];
@@ -200,11 +231,23 @@ kpm_sample_cpu(const struct kpm_sample *smp, unsigned int cpu)
 	return (struct kpm_cpu_sample *)kpm_sample_dev(smp, smp->ndevs) + cpu;
 }
 
-static inline u32 kpm_sample_size(u32 ndevs)
+/* NULL without KPM_SAMPLE_CPU_NET */
+static inline struct kpm_cpu_net *
+kpm_sample_cpu_net(const struct kpm_sample *smp, unsigned int cpu)
 {
+	if (!(smp->flags & KPM_SAMPLE_CPU_NET))
+		return NULL;
+	return (struct kpm_cpu_net *)kpm_sample_cpu(smp, nr_cpu_ids) + cpu;
+}
+
+static inline u32 kpm_sample_size(u32 ndevs, u32 flags)
+{
+	u32 cpu = sizeof(struct kpm_cpu_sample);
+
+	if (flags & KPM_SAMPLE_CPU_NET)
+		cpu += sizeof(struct kpm_cpu_net);
 	return sizeof(struct kpm_sample) +
-	       ndevs * sizeof(struct kpm_dev_sample) +
-	       nr_cpu_ids * sizeof(struct kpm_cpu_sample);
+	       ndevs * sizeof(struct kpm_dev_sample) + nr_cpu_ids * cpu;
 }
 
 /* netlink.c */

@@ -40,6 +40,8 @@ struct kpm_nl_sample_ctx {
 #define KPM_NL_HAVE_PREV	BIT(2)
 /* the current copy is the second of @copies */
 #define KPM_NL_CUR_SECOND	BIT(3)
+/* the session's samples hold KPM_SAMPLE_CPU_NET's counts */
+#define KPM_NL_CPU_NET		BIT(4)
 
 /* dump position of session-get, in cb->ctx */
 struct kpm_nl_session_ctx {
@@ -48,6 +50,9 @@ struct kpm_nl_session_ctx {
 
 static_assert(KSFT_PERFMON_A_CPU_STATS_GUEST_NICE -
 	      KSFT_PERFMON_A_CPU_STATS_USER + 1 == KPM_CPU_NR_TIMES);
+static_assert(KSFT_PERFMON_A_CPU_STATS_SOFTIRQ_NET_TX -
+	      KSFT_PERFMON_A_CPU_STATS_SOFTNET_PROCESSED + 1 ==
+	      KPM_NET_NR_COUNTS);
 
 #define KPM_DEV_STAT(field, attr) \
 	{ offsetof(struct rtnl_link_stats64, field), \
@@ -137,7 +142,9 @@ static int kpm_nl_session_fill(struct sk_buff *skb, struct kpm_session *s,
 	    nla_put_uint(skb, KSFT_PERFMON_A_SESSION_SAMPLES, c.samples) ||
 	    nla_put_uint(skb, KSFT_PERFMON_A_SESSION_LOST, c.lost) ||
 	    nla_put_uint(skb, KSFT_PERFMON_A_SESSION_COST, c.cost_ns) ||
-	    nla_put_uint(skb, KSFT_PERFMON_A_SESSION_MISSED, c.missed))
+	    nla_put_uint(skb, KSFT_PERFMON_A_SESSION_MISSED, c.missed) ||
+	    ((s->sample_flags & KPM_SAMPLE_CPU_NET) &&
+	     nla_put_flag(skb, KSFT_PERFMON_A_SESSION_CPU_NET)))
 		goto err_cancel_msg;
 	for (i = 0; i < s->ndevs; i++)
 		if (nla_put_u32(skb, KSFT_PERFMON_A_SESSION_IFINDEX,
@@ -180,6 +187,8 @@ int ksft_perfmon_nl_session_new_doit(struct sk_buff *skb,
 	cfg.interval_attr = info->attrs[KSFT_PERFMON_A_SESSION_INTERVAL];
 	cfg.ring_size = nla_get_u32(info->attrs[KSFT_PERFMON_A_SESSION_RING_SIZE]);
 	cfg.ring_size_attr = info->attrs[KSFT_PERFMON_A_SESSION_RING_SIZE];
+	if (nla_get_flag(info->attrs[KSFT_PERFMON_A_SESSION_CPU_NET]))
+		cfg.flags |= KPM_SAMPLE_CPU_NET;
 
 	nlmsg_for_each_attr_type(a, KSFT_PERFMON_A_SESSION_IFINDEX, info->nlhdr,
 				 GENL_HDRLEN, rem) {
@@ -368,17 +377,21 @@ err_cancel_nest:
 /*
  * CPU @cpu of a sample, whole, or with @prev (the same CPU in the sample
  * sent before) only the counters that changed, and nothing when none did
- * and it is as online as it was.
+ * and it is as online as it was. @net and @prev_net are its network
+ * counts, or NULL when the session has none.
  */
 static int kpm_nl_put_cpu(struct sk_buff *skb, unsigned int cpu,
 			  const struct kpm_cpu_sample *cs,
-			  const struct kpm_cpu_sample *prev)
+			  const struct kpm_cpu_sample *prev,
+			  const struct kpm_cpu_net *net,
+			  const struct kpm_cpu_net *prev_net)
 {
 	struct nlattr *nest;
 	u32 i;
 
 	if (prev && prev->online == cs->online &&
-	    !memcmp(prev->time, cs->time, sizeof(cs->time)))
+	    !memcmp(prev->time, cs->time, sizeof(cs->time)) &&
+	    (!net || !memcmp(prev_net, net, sizeof(*net))))
 		return 0;
 	nest = nla_nest_start(skb, KSFT_PERFMON_A_SAMPLE_CPU);
 	if (!nest)
@@ -390,6 +403,12 @@ static int kpm_nl_put_cpu(struct sk_buff *skb, unsigned int cpu,
 		if ((!prev || prev->time[i] != cs->time[i]) &&
 		    nla_put_uint(skb, KSFT_PERFMON_A_CPU_STATS_USER + i,
 				 cs->time[i]))
+			goto err_cancel_nest;
+	for (i = 0; net && i < KPM_NET_NR_COUNTS; i++)
+		if ((!prev || prev_net->count[i] != net->count[i]) &&
+		    nla_put_uint(skb,
+				 KSFT_PERFMON_A_CPU_STATS_SOFTNET_PROCESSED + i,
+				 net->count[i]))
 			goto err_cancel_nest;
 	nla_nest_end(skb, nest);
 	return 0;
@@ -418,7 +437,9 @@ static int kpm_nl_put_item(struct sk_buff *skb, const struct kpm_sample *smp,
 	if (!cpu_possible(cpu))
 		return 0;
 	return kpm_nl_put_cpu(skb, cpu, kpm_sample_cpu(smp, cpu),
-			      prev ? kpm_sample_cpu(prev, cpu) : NULL);
+			      prev ? kpm_sample_cpu(prev, cpu) : NULL,
+			      kpm_sample_cpu_net(smp, cpu),
+			      prev ? kpm_sample_cpu_net(prev, cpu) : NULL);
 }
 
 /*
@@ -545,6 +566,8 @@ int ksft_perfmon_nl_sample_get_start(struct netlink_callback *cb)
 	if (s) {
 		ctx->cookie = s->cookie;
 		ctx->ndevs = s->ndevs;
+		if (s->sample_flags & KPM_SAMPLE_CPU_NET)
+			ctx->flags |= KPM_NL_CPU_NET;
 		sample_size = s->sample_size;
 		spin_lock(&s->lock);
 		ctx->end = s->head;
@@ -566,10 +589,12 @@ int ksft_perfmon_nl_sample_get_start(struct netlink_callback *cb)
 static struct kpm_sample *kpm_nl_copy(struct kpm_nl_sample_ctx *ctx, bool prev)
 {
 	bool second = !!(ctx->flags & KPM_NL_CUR_SECOND) != prev;
+	u32 size = kpm_sample_size(ctx->ndevs, ctx->flags & KPM_NL_CPU_NET ?
+				   KPM_SAMPLE_CPU_NET : 0);
 
 	if (prev && !(ctx->flags & KPM_NL_HAVE_PREV))
 		return NULL;
-	return (void *)ctx->copies + (second ? kpm_sample_size(ctx->ndevs) : 0);
+	return (void *)ctx->copies + (second ? size : 0);
 }
 
 /**

@@ -15,6 +15,7 @@
  */
 
 #include <linux/cpumask.h>
+#include <linux/interrupt.h>
 #include <linux/kernel_stat.h>
 #include <linux/netdevice.h>
 #include <linux/rcupdate.h>
@@ -23,9 +24,37 @@
 #include "compat.h"
 #include "kpm.h"
 
+/*
+ * A CPU's network processing, as /proc/net/softnet_stat and /proc/softirqs
+ * read it: plain reads of another CPU's u32 counters, each of which may be
+ * a moment old, extended to 64 bits from the values @net holds. (Not
+ * softnet_data's flow_limit_count: struct sd_flow_limit is private to
+ * net/core.)
+ */
+static void kpm_read_cpu_net(struct kpm_cpu_net *net, unsigned int cpu)
+{
+	const struct softnet_data *sd = &per_cpu(softnet_data, cpu);
+	const unsigned int *softirqs = kstat_cpu(cpu).softirqs;
+	u32 now[KPM_NET_NR_COUNTS];
+	int i;
+
+	now[KPM_NET_PROCESSED] = READ_ONCE(sd->processed);
+	now[KPM_NET_DROPPED] = kpm_softnet_dropped(sd);
+	now[KPM_NET_TIME_SQUEEZE] = READ_ONCE(sd->time_squeeze);
+	now[KPM_NET_RECEIVED_RPS] = READ_ONCE(sd->received_rps);
+	now[KPM_NET_RX_SOFTIRQ] = READ_ONCE(softirqs[NET_RX_SOFTIRQ]);
+	now[KPM_NET_TX_SOFTIRQ] = READ_ONCE(softirqs[NET_TX_SOFTIRQ]);
+	for (i = 0; i < KPM_NET_NR_COUNTS; i++)
+		net->count[i] = kpm_extend32(net->count[i], now[i]);
+}
+
 /**
  * kpm_sample_cpus() - read kcpustat of every possible CPU into a sample
  * @smp: the sample; its CPU slots are written, the rest left alone
+ *
+ * With KPM_SAMPLE_CPU_NET, each CPU's network counts are extended from
+ * those @smp holds: a session's scratch sample keeps its previous
+ * sample's until this one overwrites them, from zero at first.
  *
  * Context: any that may read kcpustat; sleeps not, takes no lock of the
  * module.
@@ -54,6 +83,8 @@ void kpm_sample_cpus(struct kpm_sample *smp)
 		cs->time[KPM_CPU_GUEST] = t[CPUTIME_GUEST];
 		cs->time[KPM_CPU_GUEST_NICE] = t[CPUTIME_GUEST_NICE];
 		cs->online = online;
+		if (smp->flags & KPM_SAMPLE_CPU_NET)
+			kpm_read_cpu_net(kpm_sample_cpu_net(smp, cpu), cpu);
 	}
 }
 

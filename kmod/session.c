@@ -26,7 +26,7 @@ static u64 kpm_next_cookie;		/* under kpm_mutex */
 static unsigned int read_budget = 1000000;
 module_param(read_budget, uint, 0644);
 MODULE_PARM_DESC(read_budget,
-		 "reads per second all sessions together may take, a read being one CPU or netdev of one sample (default 1000000)");
+		 "reads per second all sessions together may take, a read being one CPU, its cpu-net counts, or one netdev of one sample (default 1000000)");
 
 /* What all sessions together take of the limits; under kpm_mutex. */
 static unsigned int kpm_nr_sessions;
@@ -38,10 +38,16 @@ static size_t kpm_session_ring_bytes(const struct kpm_session *s)
 	return (size_t)s->sample_size * s->ring_size;
 }
 
-/* Reads per second of a session: its CPUs and netdevs, once per interval. */
+/*
+ * Reads per second of a session: its CPUs and netdevs, once per interval;
+ * with cpu-net, each CPU's network counts as a read of its own.
+ */
 static u64 kpm_session_reads(const struct kpm_session_cfg *cfg)
 {
 	u64 items = num_possible_cpus() + cfg->ndevs;
+
+	if (cfg->flags & KPM_SAMPLE_CPU_NET)
+		items += num_possible_cpus();
 
 	return DIV64_U64_ROUND_UP(items * NSEC_PER_SEC, cfg->interval_ns);
 }
@@ -273,7 +279,7 @@ int kpm_session_new(struct net *net, const struct kpm_session_cfg *cfg,
 		    struct sock *owner, u32 portid, u32 *id,
 		    struct netlink_ext_ack *extack)
 {
-	u32 sample_size = kpm_sample_size(cfg->ndevs);
+	u32 sample_size = kpm_sample_size(cfg->ndevs, cfg->flags);
 	/* ids stay positive in a loff_t's high half (debugfs positions) */
 	struct xa_limit limit = XA_LIMIT(1, INT_MAX);
 	struct kpm_session *s;
@@ -316,6 +322,8 @@ int kpm_session_new(struct net *net, const struct kpm_session_cfg *cfg,
 	if (!s->scratch || !s->ring)
 		goto err_free;
 	s->scratch->ndevs = cfg->ndevs;
+	s->scratch->flags = cfg->flags;
+	s->sample_flags = cfg->flags;
 	spin_lock_init(&s->lock);
 	INIT_WORK(&s->work, kpm_sample_work);
 	kpm_hrtimer_setup(&s->timer, kpm_timer_fn, CLOCK_MONOTONIC,
