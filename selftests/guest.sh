@@ -124,6 +124,8 @@ suite_main() {
 	run nl selftests/ksft_perfmon_nl_test
 	# samples in parts, a reader's buffer, a slow reader, a deleted session
 	run dump selftests/dump_test
+	# cpu-net's counts against the kernel's files, under forced drops
+	run softnet /usr/bin/python3 selftests/softnet_test.py
 	run e2e selftests/e2e_two_hosts.sh
 	# the helpers in selftests: the kernel's driver selftest library with
 	# PerfMonitor (veth and netns; netdevsim where the kernel has it), and a

@@ -22,6 +22,7 @@ import yaml
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from ktap_metrics import Checks   # noqa: E402
+from softnet_test import Genl, session_new   # noqa: E402
 
 TOP = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..')
 SPEC = os.path.join(TOP, 'Documentation', 'netlink', 'specs',
@@ -206,6 +207,24 @@ def changed_only(ksrc, c):
             f'{[(t[x], w[x]) for x in bad[:1]]}')
 
 
+def cpu_net(ksrc, c):
+    """cli.py decodes a cpu-net session and its samples by the spec's
+    names; the session is this process's, so that it outlives cli.py"""
+    g = Genl()
+    sid = session_new(g, 10_000_000, 64, True)
+    time.sleep(0.1)
+    rc, sessions, err = cli(ksrc, 'do', 'session-get', {'id': sid})
+    rc2, parts, err2 = cli(ksrc, 'dump', 'sample-get', {'session-id': sid})
+    g.sock.close()
+    names = {k for p in parts or [] for x in p.get('cpu', []) for k in x}
+    want = {'softnet-processed', 'softnet-dropped', 'softnet-time-squeeze',
+            'softnet-received-rps', 'softirq-net-rx', 'softirq-net-tx'}
+    c.check(rc == 0 and rc2 == 0 and sessions.get('cpu-net') is True and
+            want <= names, 'cpu_net_decoded',
+            f'exit {rc} {rc2}, session {sessions}, cpu attributes {names} '
+            f'{err} {err2}')
+
+
 def admin_ops(ksrc):
     """The family's commands that CTRL_GETFAMILY says need CAP_NET_ADMIN,
     by name, and every command it lists, read with the kernel's own nlctrl
@@ -358,6 +377,7 @@ def main():
     print(f'# over the budget: {err}')
 
     changed_only(ksrc, c)
+    cpu_net(ksrc, c)
 
     rc, out, err = cli(ksrc, 'do', 'session-del', {'id': 1})
     rc2, sessions, err2 = cli(ksrc, 'dump', 'session-get')

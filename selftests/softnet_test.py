@@ -1,0 +1,304 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""A session's cpu-net counts against /proc/net/softnet_stat and
+/proc/softirqs, with backlog drops, squeezed polls and RPS wake-ups forced
+on purpose: UDP from CPU 0 into a netns whose veth steers every packet to
+CPU 1 (RPS), with netdev_max_backlog at 1 and netdev_budget at 1, which
+hold for the whole guest for the 1.5 s of the flood.
+
+With backlog threads (PREEMPT_RT, or thread_backlog_napi), RPS wakes the
+target's thread rather than sending an IPI, and no net_rx_action() runs
+for the backlog: received_rps and time_squeeze stay, so only the drops
+and the processed packets are required to move there.
+
+The kernel's raw values, decoded here from the spec alone, are checked
+against the kernel's own files read before and after a sample: each count
+of each CPU must lie between the two. Needs the module loaded, root, and
+at least two CPUs (the main suite's guest has four).
+
+usage: softnet_test.py
+"""
+
+import os
+import socket
+import struct
+import subprocess
+import sys
+import time
+
+import yaml
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from ktap_metrics import Checks   # noqa: E402
+
+TOP = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..')
+SPEC = os.path.join(TOP, 'Documentation', 'netlink', 'specs',
+                    'ksft_perfmon.yaml')
+NS = 'kpm-softnet'
+RPS_CPU = 1
+# the cpu-stats attributes and the files' columns they are checked against
+SOFTNET = {'softnet-processed': 0, 'softnet-dropped': 1,
+           'softnet-time-squeeze': 2, 'softnet-received-rps': 9}
+SOFTIRQS = {'softirq-net-rx': 'NET_RX:', 'softirq-net-tx': 'NET_TX:'}
+NET = list(SOFTNET) + list(SOFTIRQS)
+
+
+def spec_ids():
+    """{set: {attribute: id}}, {operation: id}, as YNL numbers them"""
+    spec = yaml.safe_load(open(SPEC))
+    sets = {}
+    for s in spec['attribute-sets']:
+        n, ids = 0, {}
+        for a in s['attributes']:
+            n = a.get('value', n + 1)
+            ids[a['name']] = n
+        sets[s['name']] = ids
+    ops = {o['name']: i + 1 for i, o in enumerate(spec['operations']['list'])}
+    return sets, ops
+
+
+A, OPS = spec_ids()
+
+
+def attrs(buf):
+    """(type, payload) of the attributes in @buf"""
+    off = 0
+    while off + 4 <= len(buf):
+        alen, atype = struct.unpack_from('=HH', buf, off)
+        yield atype & 0x3fff, buf[off + 4:off + alen]
+        off += (alen + 3) & ~3
+
+
+def uint(b):
+    return struct.unpack('=Q' if len(b) == 8 else '=I', b)[0]
+
+
+class Genl:
+    def __init__(self):
+        self.sock = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 16)
+        self.sock.bind((0, 0))
+        self.seq = 0
+        self.family = 0x10      # GENL_ID_CTRL
+        # CTRL_CMD_GETFAMILY by CTRL_ATTR_FAMILY_NAME: CTRL_ATTR_FAMILY_ID
+        (reply,) = self.request(3, [(2, b'ksft_perfmon\0')])
+        self.family = struct.unpack('=H', dict(attrs(reply))[1][:2])[0]
+
+    def request(self, cmd, req, dump=False):
+        """the payloads of the replies; OSError for an error"""
+        body = b''
+        for typ, data in req:
+            body += struct.pack('=HH', 4 + len(data), typ) + data
+            body += b'\0' * (-len(body) % 4)
+        self.seq += 1
+        flags = 1 | (0x300 if dump else 0)  # NLM_F_REQUEST, NLM_F_DUMP
+        msg = struct.pack('=BBH', cmd, 1, 0) + body
+        self.sock.send(struct.pack('=IHHII', 16 + len(msg), self.family,
+                                   flags, self.seq, 0) + msg)
+        out = []
+        while True:
+            buf, off = self.sock.recv(1 << 20), 0
+            while off < len(buf):
+                length, mtype = struct.unpack_from('=IH', buf, off)
+                if mtype == 2:              # NLMSG_ERROR
+                    err = -struct.unpack_from('=i', buf, off + 16)[0]
+                    if err:
+                        raise OSError(err, os.strerror(err))
+                    return out
+                if mtype == 3:              # NLMSG_DONE
+                    return out
+                out.append(buf[off + 20:off + length])
+                off += (length + 3) & ~3
+            if not dump:
+                return out
+
+
+def session_new(g, interval_ns, ring, cpu_net):
+    s = A['session']
+    req = [(s['interval'], struct.pack('=Q', interval_ns)),
+           (s['ring-size'], struct.pack('=I', ring))]
+    if cpu_net:
+        req.append((s['cpu-net'], b''))
+    (reply,) = g.request(OPS['session-new'], req)
+    return uint(dict(attrs(reply))[s['id']])
+
+
+def session_get(g, sid):
+    s = A['session']
+    (reply,) = g.request(OPS['session-get'], [(s['id'], struct.pack('=I', sid))])
+    names = {v: k for k, v in s.items()}
+    return {names[t]: (True if not p else uint(p) if len(p) in (4, 8) else p)
+            for t, p in attrs(reply) if t in names}
+
+
+def samples(g, sid):
+    """{seq: {cpu id: {attribute: value}}}, whole samples"""
+    smp, c = A['sample'], A['cpu-stats']
+    names = {v: k for k, v in c.items()}
+    out = {}
+    for reply in g.request(OPS['sample-get'],
+                           [(smp['session-id'], struct.pack('=I', sid))],
+                           dump=True):
+        top = list(attrs(reply))
+        seq = next(uint(p) for t, p in top if t == smp['seq'])
+        cpus = out.setdefault(seq, {})
+        for t, p in top:
+            if t != smp['cpu']:
+                continue
+            cpu = {names[ct]: (True if not cp else uint(cp))
+                   for ct, cp in attrs(p) if ct in names}
+            cpus[cpu['id']] = cpu
+    return out
+
+
+def proc_counts():
+    """{cpu: {attribute: value}} of the online CPUs, from the kernel's
+    own files"""
+    out = {}
+    with open('/proc/net/softnet_stat') as f:
+        for line in f:
+            col = [int(x, 16) for x in line.split()]
+            out[col[12]] = {k: col[i] for k, i in SOFTNET.items()}
+    with open('/proc/softirqs') as f:
+        head = f.readline().split()
+        for line in f:
+            row = line.split()
+            for k, name in SOFTIRQS.items():
+                if row[0] == name:
+                    for i, v in enumerate(row[1:]):
+                        cpu = int(head[i][3:])
+                        if cpu in out:
+                            out[cpu][k] = int(v)
+    return out
+
+
+def sh(cmd):
+    subprocess.run(cmd, shell=True, check=True)
+
+
+def sysctl(name, value=None):
+    path = '/proc/sys/net/core/' + name
+    with open(path) as f:
+        old = f.read().strip()
+    if value is not None:
+        with open(path, 'w') as f:
+            f.write(str(value))
+    return old
+
+
+def backlog_threads():
+    """whether the backlog is polled by threads: no RPS IPI, no squeeze"""
+    with open('/proc/cmdline') as f:
+        return os.path.exists('/sys/kernel/realtime') or \
+            'thread_backlog_napi' in f.read().split()
+
+
+def flood(secs):
+    """UDP from CPU 0 to the netns, as fast as one socket sends"""
+    os.sched_setaffinity(0, {0})
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    end, n = time.monotonic() + secs, 0
+    while time.monotonic() < end:
+        for _ in range(100):
+            s.sendto(b'x' * 64, ('192.0.2.82', 9))
+        n += 100
+    s.close()
+    os.sched_setaffinity(0, set(range(os.cpu_count())))
+    return n
+
+
+def main():
+    print('TAP version 13')
+    c = Checks('softnet')
+    g = Genl()
+    interval = 20_000_000
+    plain = session_new(g, interval, 16, False)
+    sid = session_new(g, interval, 512, True)
+    info, pinfo = session_get(g, sid), session_get(g, plain)
+    cpus = info.get('cpus', 0)
+    c.check(info.get('cpu-net') is True and 'cpu-net' not in pinfo and
+            info['sample-size'] - pinfo['sample-size'] == 48 * cpus,
+            'session_has_cpu_net',
+            f'{info.get("sample-size")} bytes a sample against '
+            f'{pinfo.get("sample-size")}, {cpus} CPUs; cpu-net '
+            f'{info.get("cpu-net")}, without {pinfo.get("cpu-net")}')
+
+    # a permanent neighbour: no datagram waits for ARP, or is dropped
+    # there rather than in the backlog
+    subprocess.run(['ip', 'netns', 'del', NS], stderr=subprocess.DEVNULL)
+    old = {}
+    try:
+        sh(f'ip netns add {NS}; ip link add kpmsn0 type veth peer name '
+           f'kpmsn1 netns {NS}; ip -n {NS} link set kpmsn1 address '
+           f'02:00:00:00:00:82; ip addr add 192.0.2.81/30 dev kpmsn0; '
+           f'ip link set kpmsn0 up; ip -n {NS} addr add 192.0.2.82/30 dev '
+           f'kpmsn1; ip -n {NS} link set kpmsn1 up; ip neigh replace '
+           f'192.0.2.82 lladdr 02:00:00:00:00:82 dev kpmsn0 nud permanent; '
+           f'ip netns exec {NS} sh -c "echo {1 << RPS_CPU:x} > '
+           f'/sys/class/net/kpmsn1/queues/rx-0/rps_cpus"')
+        time.sleep(0.2)
+        # the counts the flood starts from: the newest sample before it
+        pre = samples(g, sid)
+        base = pre[max(pre)] if pre else {}
+        old = {k: sysctl(k, v) for k, v in (('netdev_max_backlog', 1),
+                                             ('netdev_budget', 1))}
+        sent = flood(1.5)
+    finally:
+        for k, v in old.items():
+            sysctl(k, v)
+        subprocess.run(['ip', 'netns', 'del', NS])
+    print(f'# {sent} datagrams sent from CPU 0, steered to CPU {RPS_CPU}')
+
+    time.sleep(0.2)
+    before = proc_counts()
+    time.sleep(5 * interval / 1e9)
+    got = samples(g, sid)
+    after = proc_counts()
+    seqs = sorted(got)
+    last = got[seqs[-1]] if seqs else {}
+
+    # every count of every online CPU, between the files' two reads
+    bad = [(cpu, k, before[cpu][k], last.get(cpu, {}).get(k),
+            after.get(cpu, {}).get(k))
+           for cpu in before for k in NET
+           if not before[cpu][k] <= last.get(cpu, {}).get(k, -1) <=
+           after.get(cpu, {}).get(k, -1)]
+    c.check(seqs and not bad, 'counts_match_proc',
+            f'{len(seqs)} samples; (cpu, count, before, sampled, after): '
+            f'{bad[:6]}')
+
+    # the flood shows in the samples, on the CPU RPS steered it to
+    first = base.get(RPS_CPU, {})
+    last1 = last.get(RPS_CPU, {})
+    moved = {k: last1.get(k, 0) - first.get(k, 0) for k in NET}
+    print(f'# CPU {RPS_CPU} from the sample before the flood to the last: '
+          f'{moved}')
+    want = ['softnet-processed', 'softnet-dropped']
+    if not backlog_threads():
+        want += ['softnet-time-squeeze', 'softnet-received-rps',
+                 'softirq-net-rx']
+    c.check(base and all(moved[k] > 0 for k in want),
+            'forced_events_counted', f'{want} should have moved: {moved}')
+
+    # each datagram was processed or dropped there; a few more packets
+    # (IPv6 neighbour discovery, rate-limited ICMP errors) may join them
+    handled = moved['softnet-processed'] + moved['softnet-dropped']
+    c.check(base and sent <= handled <= sent + 200,
+            'every_datagram_counted_once',
+            f'{sent} sent, {handled} processed or dropped on CPU {RPS_CPU}')
+
+    back = [(b, cpu, k) for a, b in zip(seqs, seqs[1:])
+            for cpu in got[b] for k in NET
+            if got[b][cpu].get(k, 0) < got[a].get(cpu, {}).get(k, 0)]
+    c.check(seqs and not back, 'counts_never_go_back', f'{back[:6]}')
+
+    got = samples(g, plain)
+    plain_net = [k for s in got.values() for cpu in s.values()
+                 for k in cpu if k in NET]
+    c.check(got and not plain_net, 'none_without_cpu_net',
+            f'{len(got)} samples, {plain_net[:6]}')
+    print(f'1..{c.n}')
+    return 1 if c.failed else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
