@@ -100,6 +100,7 @@ host_side() {
 	run_ktap json /usr/bin/python3 selftests/json_repr_test.py
 	run_ktap kmemleak /usr/bin/python3 selftests/kmemleak_attribution_test.py
 	run_ktap samples selftests/samples_test
+	run_ktap extend selftests/extend_test
 	run_ktap report /usr/bin/python3 selftests/report_test.py
 	step fuzz.samples_libfuzzer_60s fuzz_samples
 	# Documentation/ with Sphinx, warnings being errors; make install into a
