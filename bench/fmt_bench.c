@@ -128,10 +128,10 @@ int main(int argc, char **argv)
 	format(stdout, v, n, cpus);
 	fflush(stdout);
 	/*
-	 * Into a FILE, as record writes to stdout, with a buffer of its own
-	 * that no output outgrows: not an open_memstream(), whose growth
-	 * (realloc, copy, zeroing, page faults) the Python side, which keeps
-	 * its lines in a list, does not pay either.
+	 * Into a FILE, as record writes to stdout, through a 1 MiB buffer
+	 * flushed to /dev/null as it fills: not an open_memstream(), whose
+	 * growth (realloc, copy, zeroing, page faults) the Python side, which
+	 * keeps its lines in a list, does not pay either.
 	 */
 	f = fopen("/dev/null", "w");
 	buf = malloc(len = 1 << 20);

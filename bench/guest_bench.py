@@ -365,7 +365,7 @@ class Monitor:
         if self.kind == 'S':
             self.sock.close()
         elif self.kind in FLOOR_MODES:
-            subprocess.run(['rmmod', 'kpm_floor'], check=True)
+            subprocess.run(['rmmod', 'kpm_floor'], check=not exc[0])
         if self.p:
             os.killpg(self.p.pid, 15) if self.kind == 'U1' else \
                 self.p.terminate()

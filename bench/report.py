@@ -216,9 +216,10 @@ def main():
         print()
 
     per = t.get('perturb', [])
+    none = next((r for r in per if r['monitor'] == 'none'), None)
     if per:
         write_csv(os.path.join(out, 'perturb.csv'), per)
-        none = next((r for r in per if r['monitor'] == 'none'), None)
+    if per and none:
         print('Perturbation: the interleaved runs against no monitor; '
               'the loop by its median and its fastest run, iperf3 by its '
               'median')
@@ -289,8 +290,8 @@ def targets(by, fmt_ns, copy, fmt, per):
                  (('H', slowdown('H', ms)), ('HW', slowdown('HW', ms)),
                   ('HR', slowdown('HR', ms))) if f is not None]
         row(f'perturbation, K at {ms} ms, fastest', f'< {limit}%',
-            (f'{v:+.2f}%' + (f' (floor: {", ".join(floor)})'
-                             if floor else '')) if v is not None else '',
+            ' '.join(([f'{v:+.2f}%'] if v is not None else []) +
+                     ([f'(floor: {", ".join(floor)})'] if floor else [])),
             v is not None and v < limit)
     f = {int(x['cpus']): float(x['tool_lines_per_s']) /
          float(x['python_lines_per_s']) for x in fmt}

@@ -255,7 +255,7 @@ static size_t decimal_fixed(long long mant, int exp10, char *buf)
 	int k = -exp10, i;
 	char tmp[24], *d, *o = buf;
 
-	if (!m && exp10 <= 0) {
+	if (!m && exp10 <= 0 && exp10 >= -22) {
 		memcpy(buf, "0.0", sizeof("0.0"));
 		return 3;
 	}
@@ -403,7 +403,7 @@ bool py_round_repr(double v, int ndigits, char *buf, size_t len)
 			       buf, len);
 zero:
 	/* a zero of v's sign, as Python's round() gives */
-	if (len < sizeof("-0.0"))
+	if (len < 32)
 		return false;
 	strcpy(buf, bits >> 63 ? "-0.0" : "0.0");
 	return true;

@@ -73,7 +73,8 @@ double py_round(double v, int ndigits);
 /*
  * py_float_repr(py_round(v, ndigits)) into @buf, of 32 bytes at least:
  * exactly, without printf or strtod, where the rounded value has up to 53
- * bits; false for NaN, infinity and a negative @ndigits.
+ * bits; false for NaN, infinity and a negative @ndigits (for which
+ * jw_round() writes null and sets the error).
  */
 bool py_round_repr(double v, int ndigits, char *buf, size_t len);
 /* Decode one UTF-8 sequence; returns its length, 0 when invalid. */

@@ -63,7 +63,8 @@ static enum hrtimer_restart floor_timer_fn(struct hrtimer *timer)
 
 static int __init floor_init(void)
 {
-	if (mode > 2 || !interval_us)
+	/* no shorter than ksft_perfmon's shortest interval */
+	if (mode > 2 || interval_us < 100)
 		return -EINVAL;
 	INIT_WORK(&floor_work, floor_work_fn);
 	hrtimer_init(&floor_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
