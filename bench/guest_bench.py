@@ -386,21 +386,34 @@ def perturb(cpus):
     srv = subprocess.Popen(['iperf3', '-s', '-B', '192.0.2.1'],
                            stdout=subprocess.DEVNULL)
     time.sleep(0.5)
-    spin, tput = {m: [] for m in monitors}, {m: [] for m in monitors}
-    # interleaved, so that a slow phase of the host hits all alike
-    for _ in range(reps):
+    spin, tput, pair = ({m: [] for m in monitors} for _ in range(3))
+    # interleaved, so that a slow phase of the host hits all alike; and
+    # each monitored loop paired with one under no monitor right before
+    # or after it (in turns), whose ratio a drift of the host's speed over
+    # the round does not move
+    for r in range(reps):
         for m in monitors:
+            alone = None
+            if m[0] != 'none' and r % 2:
+                alone = spin_once(iters)
             with Monitor(*m):
                 spin[m].append(spin_once(iters))
+            if m[0] != 'none' and not r % 2:
+                alone = spin_once(iters)
+            if alone:
+                pair[m].append(spin[m][-1] / alone)
+            with Monitor(*m):
                 tput[m].append(netns_iperf3(1 if SMOKE else 3))
     srv.kill()
     subprocess.run(['ip', 'netns', 'del', 'kpmb-r'])
     for m in monitors:
-        s, t = sorted(spin[m]), sorted(tput[m])
+        s, t, p = sorted(spin[m]), sorted(tput[m]), sorted(pair[m])
         emit('perturb', cpus=cpus, monitor=m[0],
              interval_ms=m[1] or '', reps=reps,
              spin_ns=s[len(s) // 2], spin_min_ns=s[0],
              spin_all=':'.join(map(str, s)),
+             paired=f'{p[len(p) // 2]:.4f}' if p else '',
+             paired_all=':'.join(f'{x:.4f}' for x in p),
              iperf3_gbps=f'{t[len(t) // 2]:.4f}',
              iperf3_all=':'.join(f'{x:.4f}' for x in t))
 
