@@ -68,6 +68,7 @@ void kpm_sample_cpus(struct kpm_sample *smp)
 		struct kpm_cpu_sample *cs = kpm_sample_cpu(smp, cpu);
 		bool online = cpu_online(cpu);
 		struct kernel_cpustat kcs;
+		struct kpm_cpu_net *net;
 		const u64 *t = kcs.cpustat;
 
 		/* as /proc/stat reads them, idle and iowait NOHZ-aware */
@@ -83,8 +84,9 @@ void kpm_sample_cpus(struct kpm_sample *smp)
 		cs->time[KPM_CPU_GUEST] = t[CPUTIME_GUEST];
 		cs->time[KPM_CPU_GUEST_NICE] = t[CPUTIME_GUEST_NICE];
 		cs->online = online;
-		if (smp->flags & KPM_SAMPLE_CPU_NET)
-			kpm_read_cpu_net(kpm_sample_cpu_net(smp, cpu), cpu);
+		net = kpm_sample_cpu_net(smp, cpu);
+		if (net)
+			kpm_read_cpu_net(net, cpu);
 	}
 }
 

@@ -244,8 +244,8 @@ static const double pow10_neg[] = {
  * @mant * 10^@exp10 as repr writes it in fixed notation, which it chooses
  * from 1e-4 on (and below 1e16, which |@mant| < 10^15 keeps to): the
  * integer part, a point, and the fraction without its trailing zeros, at
- * least one digit of it. Into @buf, of 32 bytes; its length, or 0 for a
- * value this does not cover.
+ * least one digit of it (a zero is 0.0). Into @buf, of 32 bytes; its
+ * length, or 0 for a value this does not cover.
  */
 static size_t decimal_fixed(long long mant, int exp10, char *buf)
 {
@@ -315,10 +315,7 @@ bool py_decimal_repr(long long mant, int exp10, char *buf, size_t len)
 	 */
 	if (m >= 1000000000000000ULL)
 		return py_float_repr((double)mant / pow10_neg[-exp10], buf, len);
-	if (!m) {
-		strcpy(buf, "0.0");
-		return true;
-	}
+	/* a zero too */
 	if (decimal_fixed(mant, exp10, buf))
 		return true;
 	if (mant < 0)
