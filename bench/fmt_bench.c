@@ -94,12 +94,13 @@ static size_t format(FILE *f, const struct sample *v, size_t n, uint32_t cpus)
 	int m;
 	bool nics = n && v[0].ndevs;
 
-	for (m = 0; m < M_NR; m++)
+	/* the default set's, as kpm_format.py prints them */
+	for (m = 0; m < M_FIRST_OPTIONAL; m++)
 		if (m < M_NIC_RX_DROPPED || nics) {
 			print_policy(f, m);
 			lines++;
 		}
-	if (record_init(&r, "local", n ? v[0].time : 0, cpus, f))
+	if (record_init(&r, 0, "local", n ? v[0].time : 0, cpus, f))
 		exit(1);
 	for (i = 0; i < n; i++) {
 		record_add(&r, &v[i], nics);

@@ -105,10 +105,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t len = 0;
 	char *buf = NULL;
 	FILE *out;
+	uint32_t optional;
 	int i, hl;
 
 	s.cpus = 1 + take(&in, 1) % 8;
 	s.ndevs = take(&in, 1) % 3;
+	/* any of the optional metrics, from the CPUs' net counts */
+	optional = take(&in, 1) << M_FIRST_OPTIONAL & M_CPU_NET;
+	s.cpu_net = optional;
 	/* the host label: any bytes that make a valid UTF-8 string */
 	hl = take(&in, 1) % sizeof(host);
 	for (i = 0; i < hl; i++)
@@ -118,7 +122,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		strcpy(host, "local");
 
 	out = open_memstream(&buf, &len);
-	if (!out || record_init(&r, host, take(&in, 4) * 1000, s.cpus, out) ||
+	if (!out || record_init(&r, optional, host, take(&in, 4) * 1000, s.cpus,
+				   out) ||
 	    drain_init(&d, &s, record_sample, &r))
 		abort();
 
@@ -140,6 +145,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				nla_put_flag(msg, KSFT_PERFMON_A_CPU_STATS_ONLINE);
 			for (i = 0; i < T_NR; i++)
 				nla_put_u64(msg, KSFT_PERFMON_A_CPU_STATS_USER + i,
+					    take(&in, 2) << (op >> 4));
+			for (i = 0; s.cpu_net && i < N_NR; i++)
+				nla_put_u64(msg,
+					    KSFT_PERFMON_A_CPU_STATS_SOFTNET_PROCESSED + i,
 					    take(&in, 2) << (op >> 4));
 			nla_nest_end(msg, nest);
 			break;

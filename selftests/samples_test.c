@@ -24,6 +24,8 @@ struct cpu_in {
 	unsigned int id;
 	bool online;
 	uint64_t t[T_NR];
+	bool with_net;		/* the session has cpu-net */
+	uint64_t net[N_NR];
 };
 
 #define NO_TIME	UINT64_MAX	/* a part that is not the first */
@@ -64,6 +66,10 @@ static struct nl_msg *sample_part(uint64_t seq, uint64_t time,
 		for (t = 0; t < T_NR; t++)
 			nla_put_u64(msg, KSFT_PERFMON_A_CPU_STATS_USER + t,
 				    cpu[i].t[t]);
+		for (t = 0; cpu[i].with_net && t < N_NR; t++)
+			nla_put_u64(msg,
+				    KSFT_PERFMON_A_CPU_STATS_SOFTNET_PROCESSED + t,
+				    cpu[i].net[t]);
 		nla_nest_end(msg, nest);
 	}
 	return msg;
@@ -93,7 +99,7 @@ FIXTURE_SETUP(rec)
 	self->s.ndevs = 0;
 	self->out = open_memstream(&self->buf, &self->len);
 	ASSERT_NE(NULL, self->out);
-	ASSERT_EQ(0, record_init(&self->r, "local", 0, 2, self->out));
+	ASSERT_EQ(0, record_init(&self->r, 0, "local", 0, 2, self->out));
 	ASSERT_EQ(0, drain_init(&self->d, &self->s, record_sample, &self->r));
 }
 
@@ -170,6 +176,77 @@ TEST_F(rec, cpu_time_never_goes_back)
 	ASSERT_EQ(0, record_print_decreases(self->out, &self->r));
 	fflush(self->out);
 	EXPECT_NE(NULL, strstr(self->buf, "# ksft-perfmon: counter decreases, clamped (count, largest step back): cpu user 2 (300000000 ns)\n"));
+}
+
+/*
+ * The counts of cpu-net, asked for: since the first sample, per CPU,
+ * null while a CPU is offline, as cpu.time.* has them. Not asked for:
+ * no line, though the samples carry them.
+ */
+TEST_F(rec, cpu_net_counts_only_when_asked)
+{
+	struct cpu_in c[2] = { { 0, true }, { 1, false } };
+	char *out;
+	int i;
+
+	for (i = 0; i < 2; i++)
+		c[i].with_net = true;
+	c[0].net[N_PROCESSED] = 100;
+	c[0].net[N_SQUEEZED] = 7;
+	c[1].net[N_PROCESSED] = 30;
+	ASSERT_EQ(0, feed(&self->d, sample_msg(0, 0, c, 2, NULL, 0)));
+	c[0].net[N_PROCESSED] = 250;
+	c[1].online = true;
+	c[1].net[N_PROCESSED] = 40;
+	ASSERT_EQ(0, feed(&self->d, sample_msg(1, 100 * MS, c, 2, NULL, 0)));
+	out = lines_of(self, "cpu.softnet.processed");
+	EXPECT_STREQ("", out);
+	free(out);
+
+	/* the same samples into a record that prints them */
+	record_free(&self->r);
+	ASSERT_EQ(0, record_init(&self->r, M_CPU_NET, "local", 0, 2,
+				 self->out));
+	c[0].net[N_PROCESSED] = 100;
+	c[1].online = false;
+	c[1].net[N_PROCESSED] = 30;
+	ASSERT_EQ(0, feed(&self->d, sample_msg(2, 0, c, 2, NULL, 0)));
+	c[0].net[N_PROCESSED] = 250;
+	c[0].net[N_SQUEEZED] = 9;
+	c[1].online = true;
+	c[1].net[N_PROCESSED] = 40;
+	ASSERT_EQ(0, feed(&self->d, sample_msg(3, 100 * MS, c, 2, NULL, 0)));
+	out = lines_of(self, "cpu.softnet.processed");
+	EXPECT_STREQ("\"time\":0.0,\"value\":[0,null]}\n"
+		     "\"time\":0.1,\"value\":[150,10]}\n", out);
+	free(out);
+	out = lines_of(self, "cpu.softnet.squeezed");
+	EXPECT_STREQ("\"time\":0.0,\"value\":[0,null]}\n"
+		     "\"time\":0.1,\"value\":[2,0]}\n", out);
+	free(out);
+	/* after the default set, in the order of the metrics */
+	fflush(self->out);
+	EXPECT_NE(NULL, strstr(self->buf, "\"name\":\"cpu.time.sirq\",\"shape\":\"per-cpu\",\"time\":0.1"));
+	EXPECT_LT(strstr(self->buf, "\"name\":\"cpu.utilization\""),
+		  strstr(self->buf, "\"name\":\"cpu.softnet.processed\""));
+	EXPECT_LT(strstr(self->buf, "\"name\":\"cpu.softnet.processed\""),
+		  strstr(self->buf, "\"name\":\"cpu.softirq.net_tx\""));
+}
+
+/* the policy of each kind of cpu-net count, byte for byte */
+TEST(cpu_net_policies)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	ASSERT_EQ(0, print_policy(f, M_SOFTNET_SQUEEZED));
+	ASSERT_EQ(0, print_policy(f, M_SOFTIRQ_NET_RX));
+	fclose(f);
+	EXPECT_STREQ("# ktap-metric-policy-json: {\"display_label\":\"Squeezed rounds per second\",\"display_range\":{\"min\":0},\"name\":\"cpu.softnet.squeezed\",\"summarize\":\"distribution\",\"transform\":\"rate\"}\n"
+		     "# ktap-metric-policy-json: {\"display_label\":\"Softirqs per second\",\"display_range\":{\"min\":0},\"name\":\"cpu.softirq.net_rx\",\"summarize\":\"p90\",\"transform\":\"rate\"}\n",
+		     buf);
+	free(buf);
 }
 
 /*

@@ -15,11 +15,22 @@ discovery and rate-limited ICMP errors.
 
 The kernel's raw values, decoded here from the spec alone, are checked
 against the kernel's own files read before and after a sample: each count
-of each CPU must lie between the two. Needs the module loaded, root, and
-at least two CPUs (the main suite's guest has four).
+of each CPU must lie between the two. Then `ksft-perfmon-nl record
+--metrics all` records a second flood, run as its COMMAND: what each of
+its per-cpu metrics says the CPUs counted must lie between 0 and what the
+files counted around the whole record, and CPU 1's must add up to the
+datagrams that COMMAND sent. Needs the module loaded, root, and at least
+two CPUs (the main suite's guest has four).
 
 usage: softnet_test.py
+       softnet_test.py --flood SECONDS FILE   (record's COMMAND: writes
+                                              the datagrams sent to FILE)
 """
+
+import contextlib
+import json
+import re
+import tempfile
 
 import os
 import signal
@@ -35,6 +46,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from ktap_metrics import Checks   # noqa: E402
 
 TOP = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..')
+TOOL = os.environ.get('KSFT_PERFMON_NL',
+                      os.path.join(TOP, 'tools', 'ksft-perfmon-nl'))
 SPEC = os.path.join(TOP, 'Documentation', 'netlink', 'specs',
                     'ksft_perfmon.yaml')
 NS = 'kpm-softnet'
@@ -44,6 +57,14 @@ SOFTNET = {'softnet-processed': 0, 'softnet-dropped': 1,
            'softnet-time-squeeze': 2, 'softnet-received-rps': 9}
 SOFTIRQS = {'softirq-net-rx': 'NET_RX:', 'softirq-net-tx': 'NET_TX:'}
 NET = list(SOFTNET) + list(SOFTIRQS)
+# record's optional metric of each count
+METRIC = {'softnet-processed': 'cpu.softnet.processed',
+          'softnet-dropped': 'cpu.softnet.dropped',
+          'softnet-time-squeeze': 'cpu.softnet.squeezed',
+          'softnet-received-rps': 'cpu.softnet.rps',
+          'softirq-net-rx': 'cpu.softirq.net_rx',
+          'softirq-net-tx': 'cpu.softirq.net_tx'}
+DEFAULT = ['cpu.time.usr', 'cpu.time.sys', 'cpu.time.sirq', 'cpu.utilization']
 
 
 def spec_ids():
@@ -219,7 +240,95 @@ def flood(secs):
     return n
 
 
+@contextlib.contextmanager
+def steered():
+    """the netns whose veth steers to RPS_CPU, and the sysctls of a
+    flood, undone after it"""
+    # a permanent neighbour: no datagram waits for ARP, or is dropped
+    # there rather than in the backlog
+    subprocess.run(['ip', 'netns', 'del', NS], stderr=subprocess.DEVNULL)
+    old = {}
+    try:
+        sh(f'ip netns add {NS}; ip link add kpmsn0 type veth peer name '
+           f'kpmsn1 netns {NS}; ip -n {NS} link set kpmsn1 address '
+           f'02:00:00:00:00:82; ip addr add 192.0.2.81/30 dev kpmsn0; '
+           f'ip link set kpmsn0 up; ip -n {NS} addr add 192.0.2.82/30 dev '
+           f'kpmsn1; ip -n {NS} link set kpmsn1 up; ip neigh replace '
+           f'192.0.2.82 lladdr 02:00:00:00:00:82 dev kpmsn0 nud permanent; '
+           f'ip netns exec {NS} sh -c "echo {1 << RPS_CPU:x} > '
+           f'/sys/class/net/kpmsn1/queues/rx-0/rps_cpus"')
+        time.sleep(0.2)
+        for k in ('netdev_max_backlog', 'netdev_budget'):
+            old[k] = sysctl(k)
+            sysctl(k, 1)
+        yield
+    finally:
+        try:
+            for k, v in old.items():
+                sysctl(k, v)
+        finally:
+            subprocess.run(['ip', 'netns', 'del', NS])
+
+
+def record_flood(c):
+    """a flood as record --metrics all's COMMAND, its lines against the
+    files read around the record and the datagrams sent"""
+    with tempfile.NamedTemporaryFile('r') as sentf:
+        before = proc_counts()
+        rec = subprocess.run([TOOL, 'record', '--metrics', 'all',
+                              '--interval', '50', '--', sys.executable,
+                              os.path.abspath(__file__), '--flood', '1.0',
+                              sentf.name], capture_output=True, text=True)
+        after = proc_counts()
+        sent = int(sentf.read() or 0)
+    policies, last = [], {}
+    for line in rec.stdout.splitlines():
+        m = re.match(r'# ktap-metric(-policy)?-json: (.*)', line)
+        if not m:
+            continue
+        o = json.loads(m.group(2))
+        if m.group(1):
+            policies.append(o['name'])
+        else:
+            last[o['name']] = o['value']
+    want = DEFAULT + list(METRIC.values())
+    c.check(rec.returncode == 0 and policies == want and
+            sorted(last) == sorted(want), 'record_metrics_all',
+            f'exit {rec.returncode}, policies {policies}, observed '
+            f'{sorted(last)}: {rec.stderr.strip()[:300]}')
+
+    # what record says each CPU counted, within what the files counted
+    bad = []
+    for k, name in METRIC.items():
+        vals = last.get(name) or []
+        for cpu in before:
+            v = vals[cpu] if cpu < len(vals) else None
+            if v is None or not 0 <= v <= after[cpu][k] - before[cpu][k]:
+                bad.append((name, cpu, v, after[cpu][k] - before[cpu][k]))
+    c.check(last and not bad, 'record_counts_within_proc',
+            f'(metric, cpu, recorded, counted by the files): {bad[:6]}')
+
+    def on_rps(name):
+        vals = last.get(name) or []
+        return vals[RPS_CPU] or 0 if RPS_CPU < len(vals) else 0
+    handled = (on_rps('cpu.softnet.processed') +
+               on_rps('cpu.softnet.dropped'))
+    print(f'# record: {sent} datagrams sent, {handled} processed or '
+          f'dropped on CPU {RPS_CPU}, '
+          f'{on_rps("cpu.softnet.squeezed")} squeezed rounds')
+    c.check(sent and sent <= handled <= sent + 200,
+            'record_counts_every_datagram',
+            f'{sent} sent, {handled} processed or dropped on CPU {RPS_CPU}')
+
+
 def main():
+    if len(sys.argv) == 4 and sys.argv[1] == '--flood':
+        n = flood(float(sys.argv[2]))
+        # the record's last sample comes after the last packet's handling
+        time.sleep(0.3)
+        with open(sys.argv[3], 'w') as f:
+            f.write(str(n))
+        return 0
     print('TAP version 13')
     c = Checks('softnet')
     g = Genl()
@@ -235,35 +344,13 @@ def main():
             f'{pinfo.get("sample-size")}, {cpus} CPUs; cpu-net '
             f'{info.get("cpu-net")}, without {pinfo.get("cpu-net")}')
 
-    # a permanent neighbour: no datagram waits for ARP, or is dropped
-    # there rather than in the backlog
-    subprocess.run(['ip', 'netns', 'del', NS], stderr=subprocess.DEVNULL)
-    old = {}
     # a timeout's SIGTERM still restores the sysctls and deletes the netns
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
-    try:
-        sh(f'ip netns add {NS}; ip link add kpmsn0 type veth peer name '
-           f'kpmsn1 netns {NS}; ip -n {NS} link set kpmsn1 address '
-           f'02:00:00:00:00:82; ip addr add 192.0.2.81/30 dev kpmsn0; '
-           f'ip link set kpmsn0 up; ip -n {NS} addr add 192.0.2.82/30 dev '
-           f'kpmsn1; ip -n {NS} link set kpmsn1 up; ip neigh replace '
-           f'192.0.2.82 lladdr 02:00:00:00:00:82 dev kpmsn0 nud permanent; '
-           f'ip netns exec {NS} sh -c "echo {1 << RPS_CPU:x} > '
-           f'/sys/class/net/kpmsn1/queues/rx-0/rps_cpus"')
-        time.sleep(0.2)
+    with steered():
         # the counts the flood starts from: the newest sample before it
         pre = samples(g, sid)
         base = pre[max(pre)] if pre else {}
-        for k in ('netdev_max_backlog', 'netdev_budget'):
-            old[k] = sysctl(k)
-            sysctl(k, 1)
         sent = flood(1.5)
-    finally:
-        try:
-            for k, v in old.items():
-                sysctl(k, v)
-        finally:
-            subprocess.run(['ip', 'netns', 'del', NS])
     print(f'# {sent} datagrams sent from CPU 0, steered to CPU {RPS_CPU}')
 
     time.sleep(0.2)
@@ -290,6 +377,21 @@ def main():
     c.check(seqs and not bad, 'counts_match_proc',
             f'{len(seqs)} samples; (cpu, count, before, sampled, after): '
             f'{bad[:6]}')
+
+    # the tool's dump decodes them as this file does; it reads the
+    # samples with changed-only, which leaves out what did not change
+    dump = subprocess.run([TOOL, 'dump', '--id', str(sid)],
+                          capture_output=True, text=True)
+    dumped = {o['seq']: o for o in map(json.loads, dump.stdout.splitlines())}
+    common = sorted(set(dumped) & set(got))
+    diff = [(q, cpu, k, v.get(k), dumped[q]['cpus'][cpu].get(key))
+            for q in common for cpu, v in got[q].items()
+            for k, key in ((k, k.replace('-', '_')) for k in NET)
+            if dumped[q]['cpus'][cpu].get(key) != v.get(k)]
+    c.check(dump.returncode == 0 and len(common) >= 2 and not diff,
+            'dump_decodes_cpu_net',
+            f'exit {dump.returncode}, {len(common)} samples in both; '
+            f'(seq, cpu, count, here, dump): {diff[:6]}')
 
     # the flood shows in the samples, on the CPU RPS steered it to
     first = base.get(RPS_CPU, {})
@@ -323,6 +425,8 @@ def main():
                  for k in cpu if k in NET]
     c.check(got and not plain_net, 'none_without_cpu_net',
             f'{len(got)} samples, {plain_net[:6]}')
+    with steered():
+        record_flood(c)
     print(f'1..{c.n}')
     return 1 if c.failed else 0
 

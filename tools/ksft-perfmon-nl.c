@@ -90,6 +90,7 @@ static const char *const session_attr_names[] = {
 	[KSFT_PERFMON_A_SESSION_IFINDEX] = "ifindex",
 	[KSFT_PERFMON_A_SESSION_INTERVAL] = "interval",
 	[KSFT_PERFMON_A_SESSION_RING_SIZE] = "ring-size",
+	[KSFT_PERFMON_A_SESSION_CPU_NET] = "cpu-net",
 };
 
 static const char *const sample_attr_names[] = {
@@ -173,6 +174,7 @@ static struct nla_policy session_policy[KSFT_PERFMON_A_SESSION_MAX + 1] = {
 	[KSFT_PERFMON_A_SESSION_RING_SIZE] = { .type = NLA_U32 },
 	[KSFT_PERFMON_A_SESSION_CPUS] = { .type = NLA_U32 },
 	[KSFT_PERFMON_A_SESSION_SAMPLE_SIZE] = { .type = NLA_U32 },
+	[KSFT_PERFMON_A_SESSION_CPU_NET] = { .type = NLA_FLAG },
 };
 
 static int session_parse(struct nl_msg *msg, struct session *s)
@@ -199,6 +201,7 @@ static int session_parse(struct nl_msg *msg, struct session *s)
 	s->lost = kpm_nla_get_uint(tb[KSFT_PERFMON_A_SESSION_LOST]);
 	s->cost = kpm_nla_get_uint(tb[KSFT_PERFMON_A_SESSION_COST]);
 	s->missed = kpm_nla_get_uint(tb[KSFT_PERFMON_A_SESSION_MISSED]);
+	s->cpu_net = tb[KSFT_PERFMON_A_SESSION_CPU_NET];
 	nlmsg_for_each_attr(a, nlh, GENL_HDRLEN, rem)
 		if (nla_type(a) == KSFT_PERFMON_A_SESSION_IFINDEX &&
 		    s->ndevs < KSFT_PERFMON_DEVS_MAX)
@@ -214,12 +217,13 @@ static int session_one_cb(struct nl_msg *msg, void *arg)
 }
 
 /*
- * session-new; with @ring_refused, a refusal of the ring (its size over
- * a limit) is not printed, but sets *@ring_refused
+ * session-new, with @cpu_net the CPUs' network counts; with
+ * @ring_refused, a refusal of the ring (its size over a limit) is not
+ * printed, but sets *@ring_refused
  */
 static int session_new(struct kpm_nl *nl, const uint32_t *ifindex,
 		       unsigned int ndevs, uint64_t interval, uint32_t ring,
-		       struct session *s, bool *ring_refused)
+		       bool cpu_net, struct session *s, bool *ring_refused)
 {
 	struct nl_msg *msg = msg_new(nl, KSFT_PERFMON_CMD_SESSION_NEW, 0);
 	unsigned int i;
@@ -228,6 +232,8 @@ static int session_new(struct kpm_nl *nl, const uint32_t *ifindex,
 		NLA_PUT_U32(msg, KSFT_PERFMON_A_SESSION_IFINDEX, ifindex[i]);
 	NLA_PUT_U64(msg, KSFT_PERFMON_A_SESSION_INTERVAL, interval);
 	NLA_PUT_U32(msg, KSFT_PERFMON_A_SESSION_RING_SIZE, ring);
+	if (cpu_net)
+		NLA_PUT_FLAG(msg, KSFT_PERFMON_A_SESSION_CPU_NET);
 	return talk_quiet(nl, "session-new", msg, session_attr_names,
 			  ARRAY_SIZE(session_attr_names), session_one_cb, s,
 			  ring_refused ? KSFT_PERFMON_A_SESSION_RING_SIZE : -1,
@@ -383,6 +389,20 @@ static void sample_json(struct jw *w, const struct session *s,
 		jw_bool(w, cs->online);
 		jw_key(w, "softirq");
 		jw_uint(w, cs->t[T_SOFTIRQ]);
+		if (s->cpu_net) {
+			jw_key(w, "softirq_net_rx");
+			jw_uint(w, cs->net[N_NET_RX]);
+			jw_key(w, "softirq_net_tx");
+			jw_uint(w, cs->net[N_NET_TX]);
+			jw_key(w, "softnet_dropped");
+			jw_uint(w, cs->net[N_DROPPED]);
+			jw_key(w, "softnet_processed");
+			jw_uint(w, cs->net[N_PROCESSED]);
+			jw_key(w, "softnet_received_rps");
+			jw_uint(w, cs->net[N_RPS]);
+			jw_key(w, "softnet_time_squeeze");
+			jw_uint(w, cs->net[N_SQUEEZED]);
+		}
 		jw_key(w, "steal");
 		jw_uint(w, cs->t[T_STEAL]);
 		jw_key(w, "system");
@@ -595,6 +615,7 @@ struct spool_head {
 	char magic[8];
 	uint32_t sizes[3];	/* of struct session, cpu_stats, dev_stats */
 	uint32_t host_len;	/* the host label follows, unterminated */
+	uint32_t metrics;	/* the optional ones, M_BIT()s */
 	uint64_t time_base;
 	struct session s;
 };
@@ -623,8 +644,8 @@ static FILE *spool_open(const char *path)
 	return f;
 }
 
-static void spool_start(FILE *f, const struct session *s, const char *host,
-			uint64_t time_base)
+static void spool_start(FILE *f, const struct session *s, uint32_t metrics,
+			const char *host, uint64_t time_base)
 {
 	struct spool_head h;
 
@@ -634,6 +655,7 @@ static void spool_start(FILE *f, const struct session *s, const char *host,
 	h.sizes[1] = sizeof(struct cpu_stats);
 	h.sizes[2] = sizeof(struct dev_stats);
 	h.host_len = strlen(host);
+	h.metrics = metrics;
 	h.time_base = time_base;
 	h.s = *s;
 	if (fwrite(&h, sizeof(h), 1, f) != 1 ||
@@ -653,7 +675,8 @@ static void spool_read_head(FILE *f, const char *path,
 	    h->sizes[1] != sizeof(struct cpu_stats) ||
 	    h->sizes[2] != sizeof(struct dev_stats) ||
 	    h->s.ndevs > KSFT_PERFMON_DEVS_MAX || !h->s.cpus ||
-	    h->s.cpus > 65536 || !h->host_len || h->host_len > 1024)
+	    h->s.cpus > 65536 || !h->host_len || h->host_len > 1024 ||
+	    h->metrics & ~M_CPU_NET || (h->metrics && !h->s.cpu_net))
 		die("%s: a spool of another build of " PROG, path);
 	*host = calloc(1, h->host_len + 1);
 	if (!*host || fread(*host, 1, h->host_len, f) != h->host_len)
@@ -721,13 +744,18 @@ static bool unspool(FILE *f, struct record *r, const struct session *s,
 	return false;
 }
 
-/* the policy lines record prints before the observations of session @s */
-static void print_policies(const struct session *s)
+/*
+ * the policy lines record prints before the observations of session @s,
+ * of the default metrics and the @optional ones
+ */
+static void print_policies(const struct session *s, uint32_t optional)
 {
+	uint32_t metrics = M_DEFAULT | optional;
 	int m;
 
 	for (m = 0; m < M_NR; m++)
-		if (m < M_NIC_RX_DROPPED || s->ndevs)
+		if (metrics & M_BIT(m) &&
+		    (m < M_NIC_RX_DROPPED || m > M_NIC_TX_DROPPED || s->ndevs))
 			if (print_policy(stdout, m))
 				die("internal error: a policy line");
 }
@@ -738,15 +766,15 @@ static void print_policies(const struct session *s)
  * @partial as unspool() takes it; returns unspool()'s.
  */
 static bool print_spool(FILE *f, const char *host, uint64_t time_base,
-			const struct session *s, bool raw, bool partial,
-			struct record *r, uint64_t *gaps)
+			const struct session *s, uint32_t metrics, bool raw,
+			bool partial, struct record *r, uint64_t *gaps)
 {
 	if (raw) {
 		memset(r, 0, sizeof(*r));
 		return unspool(f, NULL, s, gaps, partial);
 	}
-	print_policies(s);
-	if (record_init(r, host, time_base, s->cpus, stdout))
+	print_policies(s, metrics);
+	if (record_init(r, metrics, host, time_base, s->cpus, stdout))
 		die("out of memory");
 	return unspool(f, r, s, gaps, partial);
 }
@@ -984,7 +1012,21 @@ static const char record_usage[] =
 "  -S, --spool FILE      keep the samples read so far in FILE, written\n"
 "                        out at each read, for replay after a record\n"
 "                        that was killed\n"
+"  -m, --metrics LIST    print these metrics too, comma-separated, or\n"
+"                        all of them with \"all\" (repeatable): see\n"
+"                        METRICS below\n"
 "  -h, --help            this text\n"
+"\n"
+"METRICS, besides the default set (cpu.time.usr, cpu.time.sys,\n"
+"cpu.time.sirq, cpu.utilization, and with netdevs nic.rx.dropped,\n"
+"nic.rx.missed_errors, nic.tx.dropped): per-cpu counts since the start,\n"
+"which the kernel samples only when one of them is asked for:\n"
+"  cpu.softnet.processed  packets into the receive core (softnet_stat)\n"
+"  cpu.softnet.dropped    packets dropped on a full backlog\n"
+"  cpu.softnet.squeezed   NAPI rounds that ran out of budget or time\n"
+"  cpu.softnet.rps        RPS IPIs taken\n"
+"  cpu.softirq.net_rx     NET_RX softirqs run (/proc/softirqs)\n"
+"  cpu.softirq.net_tx     NET_TX softirqs run\n"
 "\n"
 "COMMAND runs in a process group of its own. SIGINT, SIGTERM, SIGHUP and\n"
 "SIGQUIT end recording and are passed on to that group; a second one, or\n"
@@ -999,6 +1041,34 @@ static const char record_usage[] =
 "2 on a usage error; else COMMAND's as a shell gives it (128+N when a\n"
 "signal N ended it) when not 0; else 3 when samples were lost; else 0.\n";
 
+/* --metrics LIST: the optional metrics it names, as M_BIT()s */
+static uint32_t parse_metrics(const char *list)
+{
+	const char *p = list, *end;
+	uint32_t metrics = 0;
+	size_t len;
+	int m;
+
+	do {
+		end = p + strcspn(p, ",");
+		len = end - p;
+		if (len == 3 && !strncmp(p, "all", 3)) {
+			metrics |= M_CPU_NET;
+		} else {
+			for (m = M_FIRST_OPTIONAL; m < M_NR; m++)
+				if (strlen(metric_names[m]) == len &&
+				    !strncmp(p, metric_names[m], len))
+					break;
+			if (m == M_NR)
+				die("--metrics: no optional metric '%.*s' (record --help lists them)",
+				    (int)len, p);
+			metrics |= M_BIT(m);
+		}
+		p = end + 1;
+	} while (*end);
+	return metrics;
+}
+
 static int do_record(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -1012,10 +1082,11 @@ static int do_record(int argc, char **argv)
 		{ "kill-after", required_argument, NULL, 'k' },
 		{ "raw", no_argument, NULL, 'R' },
 		{ "spool", required_argument, NULL, 'S' },
+		{ "metrics", required_argument, NULL, 'm' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
-	uint32_t ifindex[KSFT_PERFMON_DEVS_MAX + 1];
+	uint32_t ifindex[KSFT_PERFMON_DEVS_MAX + 1], metrics = 0;
 	uint64_t interval = NSEC_PER_SEC, period, period_max, duration = 0;
 	uint64_t start, end, now;
 	struct command cmd = {};
@@ -1035,7 +1106,7 @@ static int do_record(int argc, char **argv)
 	struct kpm_nl nl;
 	struct drain d;
 
-	while ((opt = getopt_long(argc, argv, "+i:x:I:r:H:t:d:k:S:h", opts,
+	while ((opt = getopt_long(argc, argv, "+i:x:I:r:H:t:d:k:S:m:h", opts,
 				  NULL)) != -1) {
 		switch (opt) {
 		case 'i':
@@ -1071,6 +1142,9 @@ static int do_record(int argc, char **argv)
 			break;
 		case 'S':
 			spool_path = optarg;
+			break;
+		case 'm':
+			metrics |= parse_metrics(optarg);
 			break;
 		case 'h':
 			fputs(record_usage, stdout);
@@ -1108,7 +1182,7 @@ static int do_record(int argc, char **argv)
 			bool refused = false;
 
 			err = session_new(&nl, ifindex, ndevs, interval, ring,
-					  &s, &refused);
+					  metrics & M_CPU_NET, &s, &refused);
 			if (err && !refused)
 				return EXIT_ERROR;
 			if (err)
@@ -1123,13 +1197,14 @@ static int do_record(int argc, char **argv)
 			err = -1;
 		}
 	}
-	if (err && session_new(&nl, ifindex, ndevs, interval, ring, &s, NULL))
+	if (err && session_new(&nl, ifindex, ndevs, interval, ring,
+			       metrics & M_CPU_NET, &s, NULL))
 		return EXIT_ERROR;
 	if (session_get(&nl, s.id, &s))
 		return EXIT_ERROR;
 	/* once the session exists: a record that cannot start keeps a spool */
 	spool = spool_open(spool_path);
-	spool_start(spool, &s, host, time_base);
+	spool_start(spool, &s, metrics, host, time_base);
 	if (drain_init(&d, &s, spool_sample, spool))
 		die("out of memory");
 
@@ -1181,7 +1256,7 @@ static int do_record(int argc, char **argv)
 	/* past the head: the session as it is now, counts and all */
 	if (fseek(spool, sizeof(struct spool_head) + strlen(host), SEEK_SET))
 		die("cannot read the spool back: %s", strerror(errno));
-	print_spool(spool, host, time_base, &s, raw, false, &r, &gaps);
+	print_spool(spool, host, time_base, &s, metrics, raw, false, &r, &gaps);
 	if (d.lost || s.lost)
 		printf("# ksft-perfmon: %llu samples lost (kernel counted %llu): read more often or use a larger --ring\n",
 		       (unsigned long long)d.lost, (unsigned long long)s.lost);
@@ -1258,7 +1333,8 @@ static int do_replay(int argc, char **argv)
 	if (!f)
 		die("%s: %s", argv[optind], strerror(errno));
 	spool_read_head(f, argv[optind], &h, &host);
-	partial = print_spool(f, host, h.time_base, &h.s, raw, true, &r, &gaps);
+	partial = print_spool(f, host, h.time_base, &h.s, h.metrics, raw, true,
+			      &r, &gaps);
 	printf("# ksft-perfmon: replayed from a spool%s\n",
 	       partial ? ", which ends in part of a sample, left out" : "");
 	if (gaps)
@@ -1559,7 +1635,7 @@ static int do_top(int argc, char **argv)
 		100 * NSEC_PER_MSEC;
 
 	kpm_nl_open(&nl);
-	if (session_new(&nl, ifindex, ndevs, interval, 16, &s, NULL) ||
+	if (session_new(&nl, ifindex, ndevs, interval, 16, false, &s, NULL) ||
 	    session_get(&nl, s.id, &s))
 		return EXIT_ERROR;
 	if (sample_alloc(&st.latest, s.cpus) || sample_alloc(&prev, s.cpus) ||

@@ -166,6 +166,12 @@ _Static_assert(KSFT_PERFMON_A_CPU_STATS_MAX - KSFT_PERFMON_A_CPU_STATS_USER <
 	       KPM_DEV_NR_STATS &&
 	       KSFT_PERFMON_A_DEV_STATS_MAX - KSFT_PERFMON_A_DEV_STATS_RX_PACKETS <
 	       KPM_DEV_NR_STATS && KPM_DEV_NR_STATS <= 32, "counters of a nest");
+/* a cpu nest's counters: its times, then its network counts */
+_Static_assert(KSFT_PERFMON_A_CPU_STATS_GUEST_NICE -
+	       KSFT_PERFMON_A_CPU_STATS_USER + 1 == T_NR &&
+	       KSFT_PERFMON_A_CPU_STATS_SOFTIRQ_NET_TX -
+	       KSFT_PERFMON_A_CPU_STATS_USER + 1 == T_NR + N_NR,
+	       "the counters of a cpu nest");
 
 /*
  * A cpu nest: its counters replace those cur holds for the CPU, which are
@@ -197,6 +203,9 @@ static int parse_cpu(struct drain *d, const struct nlattr *nest,
 	for (i = 0; i < T_NR; i++)
 		if (nv.given & (1U << i))
 			c->t[i] = nv.v[i];
+	for (i = 0; i < N_NR; i++)
+		if (nv.given & (1U << (T_NR + i)))
+			c->net[i] = nv.v[T_NR + i];
 	return 0;
 }
 
@@ -387,9 +396,17 @@ void drain_free(struct drain *d)
 
 /* ---- the compatibility metric set (metric-format.md) ------------------ */
 
-static const char *const metric_names[M_NR] = {
+const char *const metric_names[M_NR] = {
 	"cpu.time.usr", "cpu.time.sys", "cpu.time.sirq", "cpu.utilization",
 	"nic.rx.dropped", "nic.rx.missed_errors", "nic.tx.dropped",
+	"cpu.softnet.processed", "cpu.softnet.dropped", "cpu.softnet.squeezed",
+	"cpu.softnet.rps", "cpu.softirq.net_rx", "cpu.softirq.net_tx",
+};
+
+/* the display_label of each count of cpu-net */
+static const char *const cpu_net_labels[N_NR] = {
+	"Packets per second", "Packets per second", "Squeezed rounds per second",
+	"RPS IPIs per second", "Softirqs per second", "Softirqs per second",
 };
 
 static const int nic_stat[M_NR] = {
@@ -429,6 +446,27 @@ int print_policy(FILE *f, enum metric m)
 			jw_key(&w, "transform");
 			jw_str(&w, "rate");
 		}
+	} else if (m >= M_SOFTNET_PROCESSED) {
+		/*
+		 * No aggregation: the format's one (busy-core-equivalents)
+		 * counts busy cores, not packets; each CPU is its own series.
+		 * Events a healthy run has few of are summarized as the
+		 * netdevs' drops are.
+		 */
+		jw_key(&w, "display_label");
+		jw_str(&w, cpu_net_labels[m - M_SOFTNET_PROCESSED]);
+		jw_key(&w, "display_range");
+		jw_obj_start(&w);
+		jw_key(&w, "min");
+		jw_int(&w, 0);
+		jw_obj_end(&w);
+		jw_key(&w, "name");
+		jw_str(&w, metric_names[m]);
+		jw_key(&w, "summarize");
+		jw_str(&w, m == M_SOFTNET_DROPPED || m == M_SOFTNET_SQUEEZED ?
+			   "distribution" : "p90");
+		jw_key(&w, "transform");
+		jw_str(&w, "rate");
 	} else {
 		jw_key(&w, "display_range");
 		jw_obj_start(&w);
@@ -497,9 +535,14 @@ void obs_line_start(FILE *f, struct jw *w, const char *host,
 	obs_time(w, time_ns, time_base);
 }
 
+static bool metric_per_cpu(enum metric m)
+{
+	return m <= M_CPU_UTIL || m >= M_SOFTNET_PROCESSED;
+}
+
 static const char *metric_shape(enum metric m)
 {
-	return m <= M_CPU_UTIL ? "per-cpu" : "scalar";
+	return metric_per_cpu(m) ? "per-cpu" : "scalar";
 }
 
 /*
@@ -535,12 +578,14 @@ static void obs_start(struct record *r, struct jw *w, enum metric m,
 	obs_time(w, smp->time, r->time_base);
 }
 
-int record_init(struct record *r, const char *host, uint64_t time_base,
-		uint32_t cpus, FILE *out)
+int record_init(struct record *r, uint32_t optional, const char *host,
+		uint64_t time_base, uint32_t cpus, FILE *out)
 {
+	uint32_t metrics = M_DEFAULT | optional;
 	int m;
 
 	memset(r, 0, sizeof(*r));
+	r->metrics = metrics;
 	r->host = host;
 	r->time_base = time_base;
 	r->cpus = cpus;
@@ -548,11 +593,13 @@ int record_init(struct record *r, const char *host, uint64_t time_base,
 	if (sample_alloc(&r->base, cpus) || sample_alloc(&r->prev, cpus))
 		return -1;
 	for (m = 0; m < M_NR; m++) {
+		if (!(metrics & M_BIT(m)))
+			continue;
 		r->head[m] = obs_head_text(host, m, &r->head_len[m]);
 		if (!r->head[m])
 			return -1;
-	}
-	for (m = M_CPU_USR; m <= M_CPU_SIRQ; m++) {
+		if (!metric_per_cpu(m) || m == M_CPU_UTIL)
+			continue;
 		r->cpu_last[m] = calloc(cpus ? cpus : 1, sizeof(uint64_t));
 		if (!r->cpu_last[m])
 			return -1;
@@ -566,10 +613,10 @@ void record_free(struct record *r)
 
 	free(r->base.cpu);
 	free(r->prev.cpu);
-	for (m = 0; m < M_NR; m++)
+	for (m = 0; m < M_NR; m++) {
 		free(r->head[m]);
-	for (m = M_CPU_USR; m <= M_CPU_SIRQ; m++)
 		free(r->cpu_last[m]);
+	}
 }
 
 static void obs_end(struct record *r, struct jw *w)
@@ -758,6 +805,37 @@ static void emit_nic(struct record *r, enum metric m, const struct sample *smp)
 	obs_end(r, &w);
 }
 
+/*
+ * A count of cpu-net since the first sample, per CPU; null for a CPU that
+ * is offline, as cpu.time.* has it. The kernel extends the counts to 64
+ * bits: they never go back, but a CPU that was offline at the first
+ * sample counts from 0 as cpu.time.* does, and never_back() holds it.
+ */
+static void emit_cpu_net(struct record *r, enum metric m,
+			 const struct sample *smp, uint32_t cpus)
+{
+	int n = m - M_SOFTNET_PROCESSED;
+	struct jw w;
+	uint32_t c;
+
+	obs_start(r, &w, m, smp);
+	jw_arr_start(&w);
+	for (c = 0; c < cpus; c++) {
+		const struct cpu_stats *now = &smp->cpu[c];
+		const struct cpu_stats *base = &r->base.cpu[c];
+
+		if (!now->present || !now->online || !base->present) {
+			jw_null(&w);
+			continue;
+		}
+		jw_uint(&w, never_back(&r->cpu_last[m][c],
+				       counter_delta(base->net[n],
+						     now->net[n])));
+	}
+	jw_arr_end(&w);
+	obs_end(r, &w);
+}
+
 void record_sample(struct drain *d, const struct sample *smp)
 {
 	record_add(d->arg, smp, d->s->ndevs);
@@ -779,5 +857,8 @@ void record_add(struct record *r, const struct sample *smp, bool nics)
 	if (nics)
 		for (m = M_NIC_RX_DROPPED; m <= M_NIC_TX_DROPPED; m++)
 			emit_nic(r, m, smp);
+	for (m = M_FIRST_OPTIONAL; m < M_NR; m++)
+		if (r->metrics & M_BIT(m))
+			emit_cpu_net(r, m, smp, cpus);
 	sample_copy(&r->prev, smp, cpus);
 }

@@ -32,6 +32,7 @@ struct session {
 	uint64_t lost;
 	uint64_t cost;
 	uint64_t missed;
+	bool cpu_net;	/* its samples carry the CPUs' network counts */
 	uint32_t ndevs;
 	uint32_t ifindex[KSFT_PERFMON_DEVS_MAX];
 };
@@ -40,6 +41,9 @@ struct session {
 enum { T_USER, T_NICE, T_SYSTEM, T_IDLE, T_IOWAIT, T_IRQ, T_SOFTIRQ, T_STEAL,
        T_GUEST, T_GUEST_NICE, T_NR };
 
+/* A CPU's network counts (cpu-net), in the order of their attributes. */
+enum { N_PROCESSED, N_DROPPED, N_SQUEEZED, N_RPS, N_NET_RX, N_NET_TX, N_NR };
+
 #define DEV_STAT(name) (KSFT_PERFMON_A_DEV_STATS_ ## name - \
 			KSFT_PERFMON_A_DEV_STATS_RX_PACKETS)
 
@@ -47,6 +51,7 @@ struct cpu_stats {
 	bool present;	/* the sample carried this CPU */
 	bool online;
 	uint64_t t[T_NR];
+	uint64_t net[N_NR];	/* 0 unless the session has cpu-net */
 };
 
 struct dev_stats {
@@ -119,10 +124,22 @@ int drain_end(struct drain *d);
 enum metric {
 	M_CPU_USR, M_CPU_SYS, M_CPU_SIRQ, M_CPU_UTIL,
 	M_NIC_RX_DROPPED, M_NIC_RX_MISSED, M_NIC_TX_DROPPED,
+	/* opt-in (record --metrics): a CPU's network counts, N_* order */
+	M_SOFTNET_PROCESSED, M_SOFTNET_DROPPED, M_SOFTNET_SQUEEZED,
+	M_SOFTNET_RPS, M_SOFTIRQ_NET_RX, M_SOFTIRQ_NET_TX,
 	M_NR,
 };
 
+#define M_FIRST_OPTIONAL	M_SOFTNET_PROCESSED
+#define M_BIT(m)		(1U << (m))
+/* the metrics record prints by default: metric-format.md's set */
+#define M_DEFAULT		(M_BIT(M_FIRST_OPTIONAL) - 1)
+#define M_CPU_NET		(M_BIT(M_NR) - M_BIT(M_SOFTNET_PROCESSED))
+
+extern const char *const metric_names[M_NR];
+
 struct record {
+	uint32_t metrics;	/* M_BIT()s of the metrics it prints */
 	const char *host;
 	uint64_t time_base;
 	uint32_t cpus;
@@ -130,8 +147,11 @@ struct record {
 	bool have_base;
 	struct sample base;	/* the first sample: "since the start" */
 	struct sample prev;	/* for cpu.utilization */
-	/* what cpu.time.* said last, per CPU: they never go back */
-	uint64_t *cpu_last[M_CPU_SIRQ + 1];
+	/*
+	 * what cpu.time.* and the counts of cpu-net said last, per CPU:
+	 * they never go back; NULL for the other metrics
+	 */
+	uint64_t *cpu_last[M_NR];
 	uint64_t nic_last[KSFT_PERFMON_DEVS_MAX][KPM_DEV_NR_STATS];
 	/*
 	 * Counters that went backwards from one sample to the next: in all,
@@ -149,9 +169,13 @@ struct record {
 	size_t head_len[M_NR];
 };
 
-/* Observations go to @out. 0, or -1 when out of memory. */
-int record_init(struct record *r, const char *host, uint64_t time_base,
-		uint32_t cpus, FILE *out);
+/*
+ * Observations of metric-format.md's set, and of the @optional metrics
+ * (M_BIT()s from M_FIRST_OPTIONAL on; those of cpu-net need a session
+ * that has it), go to @out. 0, or -1 when out of memory.
+ */
+int record_init(struct record *r, uint32_t optional, const char *host,
+		uint64_t time_base, uint32_t cpus, FILE *out);
 void record_free(struct record *r);
 /* the observations of one sample; @nics: the session has netdevs */
 void record_add(struct record *r, const struct sample *smp, bool nics);
