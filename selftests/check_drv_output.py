@@ -4,7 +4,9 @@
 (selftests/drv_perfmon.py): valid metric lines from both hosts before the
 test case's result line, all at times inside the case (which the test
 prints as "# elapsed: S s"), the test's own throughput lines, and
-ksft-perfmon-report's numbers for them equal to ours.
+ksft-perfmon-report's numbers for them equal to ours. Both tests ask for
+one optional metric, cpu.softnet.processed: it must come from both
+hosts, with the traffic in it, and no other optional one may.
 
 usage: check_drv_output.py OUTPUT CASE
 """
@@ -20,6 +22,8 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from ktap_metrics import LINE, VECTORS, dumps, Checks   # noqa: E402
 
+# what both tests ask for besides the default set
+OPTIONAL = 'cpu.softnet.processed'
 ELAPSED = re.compile(r'^(?:# )+elapsed: ([0-9.]+) s$')
 REPORT = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..',
                       'tools', 'ksft-perfmon-report')
@@ -96,6 +100,9 @@ def main():
             'system_policies_equal_test_vectors',
             f'{set(VECTORS) - set(by_name)} missing or different')
 
+    c.check(set(names) == set(VECTORS) | {'throughput', OPTIONAL},
+            'optional_metrics_as_asked', f'{names}')
+
     obs = [o for kind, o, _ in objs if kind == 'ktap-metric-json']
     for host in ('local', 'remote'):
         seen = {o['name'] for o in obs if o['host'] == host}
@@ -109,6 +116,10 @@ def main():
                    for x in last.get(n, []) if x is not None)
         c.check(busy >= 0.1, f'{host}.traffic_in_sys_and_softirq',
                 f'{host}: {busy} s of sys + softirq')
+        # iperf3's segments and ACKs, each host the receiver of one
+        processed = sum(x for x in last.get(OPTIONAL, []) if x is not None)
+        c.check(processed >= 100, f'{host}.packets_in_softnet_processed',
+                f'{host}: {processed} packets processed')
     # Relative to the case's start, every time falls inside the case:
     # from 0 to the "# elapsed: S" the test prints once the monitor has
     # stopped, on the same clock. The guest's uptime (an absolute

@@ -11,11 +11,12 @@
 #	'{"name":"throughput","regression":{...},"summarize":"distribution"}'
 #   perfmon_stop          # prints the lines; then print "ok N case"
 #
-# perfmon_start [-i MS] [-l IFNAME] [-r REMOTE_PREFIX [-R IFNAME]]
+# perfmon_start [-i MS] [-m LIST] [-l IFNAME] [-r REMOTE_PREFIX [-R IFNAME]]
 #	Starts ksft-perfmon-nl record here and, when REMOTE_PREFIX is given,
 #	on the remote host through it: a command that runs its one argument
 #	as a shell command line there ("ip netns exec NS sh -c", "ssh HOST"),
-#	sampling IFNAME every MS ms (default 1000). Returns once both
+#	sampling IFNAME every MS ms (default 1000), and the optional
+#	metrics of LIST too (record --metrics LIST). Returns once both
 #	sample. Times are seconds since PERFMON_START_NS (CLOCK_MONOTONIC ns;
 #	default: now), the remote's clock lined up by "ksft-perfmon-nl clock
 #	-- REMOTE_PREFIX ..." to within the time an answer takes to come
@@ -55,16 +56,17 @@ _perfmon_ready() {	# READY ERRORS RECORD_PID
 }
 
 perfmon_start() {
-	local interval=1000 ifname= rifname= opt off base rbase rpid tool
-	local OPTIND=1
+	local interval=1000 metrics= ifname= rifname= opt off base rbase rpid
+	local tool OPTIND=1
 	_perfmon_remote=
-	while getopts "i:l:r:R:" opt; do
+	while getopts "i:m:l:r:R:" opt; do
 		case "$opt" in
 		i) interval=$OPTARG ;;
+		m) metrics=$OPTARG ;;
 		l) ifname=$OPTARG ;;
 		r) _perfmon_remote=$OPTARG ;;
 		R) rifname=$OPTARG ;;
-		*) echo "perfmon_start: [-i MS] [-l IFNAME] [-r REMOTE_PREFIX [-R IFNAME]]" >&2
+		*) echo "perfmon_start: [-i MS] [-m LIST] [-l IFNAME] [-r REMOTE_PREFIX [-R IFNAME]]" >&2
 		   return 2 ;;
 		esac
 	done
@@ -76,7 +78,7 @@ perfmon_start() {
 
 	KSFT_READY_FD=3 "$KSFT_PERFMON_NL" record --interval "$interval" \
 		--host local --time-base "$base" --duration 604800 \
-		${ifname:+--ifname "$ifname"} \
+		${metrics:+--metrics "$metrics"} ${ifname:+--ifname "$ifname"} \
 		> "$_perfmon_dir/local.ktap" 2> "$_perfmon_dir/local.err" \
 		3> "$_perfmon_dir/local.ready" &
 	_perfmon_pids+=("$!")
@@ -93,6 +95,7 @@ perfmon_start() {
 	$_perfmon_remote "KSFT_READY_FD=2 exec $tool record \
 		--interval $(printf '%q' "$interval") --host remote \
 		--time-base $rbase --duration 604800 \
+		${metrics:+--metrics $(printf '%q' "$metrics")} \
 		${rifname:+--ifname $(printf '%q' "$rifname")}" \
 		> "$_perfmon_dir/remote.ktap" 2> "$_perfmon_dir/remote.err" &
 	_perfmon_pids+=("$!")

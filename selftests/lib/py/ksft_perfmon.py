@@ -65,13 +65,15 @@ class _Recorder:
     """one `record` on one host, stopped by its pid"""
 
     def __init__(self, tool, host_label, ifname, base, interval_ms, ring,
-                 host=None):
+                 metrics, host=None):
         self.host, self.label = host, host_label
         args = [tool, 'record', '--interval', str(interval_ms),
                 '--host', host_label, '--time-base', str(base),
                 '--duration', str(7 * 24 * 3600)]
         if ring:
             args += ['--ring', str(ring)]
+        if metrics:
+            args += ['--metrics', ','.join(metrics)]
         if ifname:
             args += ['--ifname', ifname]
         # "ready PID" comes on stderr: a remote passes no other descriptor
@@ -127,12 +129,14 @@ class PerfMonitor:
     block, and prints their metric lines and those given to metric() when
     it ends. @interval_ms: sampling interval; @ring: samples the kernel
     keeps between reads (record's default when None); @start_ns: the test
-    case's start in CLOCK_MONOTONIC ns (default: now)."""
+    case's start in CLOCK_MONOTONIC ns (default: now); @metrics: names of
+    the optional metrics to record too, or ['all'] (record --metrics)."""
 
     def __init__(self, cfg, interval_ms=1000, ring=None, start_ns=None,
-                 tool=None):
+                 tool=None, metrics=()):
         self.cfg = cfg
         self.interval_ms, self.ring = interval_ms, ring
+        self.metrics = list(metrics)
         self.start_ns = time.monotonic_ns() if start_ns is None else start_ns
         self.tool = tool or _tool()
         self._policies = {}     # name: JSON text, in registration order
@@ -160,13 +164,14 @@ class PerfMonitor:
     def __enter__(self):
         self._recorders.append(_Recorder(
             self.tool, 'local', self.cfg.ifname, self.start_ns,
-            self.interval_ms, self.ring))
+            self.interval_ms, self.ring, self.metrics))
         try:
             remote_tool = self.cfg.remote.deploy(self.tool)
             remote_base = self._remote_base(remote_tool)
             self._recorders.append(_Recorder(
                 remote_tool, 'remote', self.cfg.remote_ifname, remote_base,
-                self.interval_ms, self.ring, host=self.cfg.remote))
+                self.interval_ms, self.ring, self.metrics,
+                host=self.cfg.remote))
         except BaseException:
             self._stop_all()
             raise
