@@ -13,8 +13,13 @@
 #include <linux/hrtimer.h>
 #include <linux/kernel_stat.h>
 #include <linux/netdevice.h>
+#include <linux/rtnetlink.h>
 #include <linux/tick.h>
 #include <linux/version.h>
+#include <net/netdev_queues.h>
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 15, 0)
+#include <net/netdev_lock.h>
+#endif
 
 /*
  * hrtimer_setup() replaced hrtimer_init() plus an assignment of ->function
@@ -80,5 +85,40 @@ static inline u32 kpm_softnet_dropped(const struct softnet_data *sd)
 	return numa_drop_read(&sd->drop_counters);
 #endif
 }
+
+/*
+ * The lock netdev-genl's qstats-get holds around a netdev's stat_ops, as
+ * netdev_lock_ops_compat() takes it, but without waiting: RTNL, or from
+ * 6.16 on ("netdev: add "ops compat locking" helpers", "netdev: depend on
+ * netdev->lock for qstats in ops locked drivers") the netdev's instance
+ * lock for a driver that needs it; 6.15 takes RTNL for every driver.
+ * Checked against qstats-get in 6.12 (RTNL) and 7.3.
+ */
+static inline bool kpm_qstats_trylock(struct net_device *dev)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 16, 0)
+	if (netdev_need_ops_lock(dev))
+		return mutex_trylock(&dev->lock);
+#endif
+	return rtnl_trylock();
+}
+
+static inline void kpm_qstats_unlock(struct net_device *dev)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 16, 0)
+	if (netdev_need_ops_lock(dev)) {
+		netdev_unlock(dev);
+		return;
+	}
+#endif
+	rtnl_unlock();
+}
+
+/*
+ * struct netdev_queue_stats_rx has csum_complete from 6.15 on ("net:
+ * report csum_complete via qstats").
+ */
+#define KPM_HAVE_QSTATS_CSUM_COMPLETE \
+	(LINUX_VERSION_CODE >= KERNEL_VERSION(6, 15, 0))
 
 #endif /* _KSFT_PERFMON_COMPAT_H */

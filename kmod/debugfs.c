@@ -276,7 +276,7 @@ static int kpm_copy_cost_show(struct seq_file *m, void *v)
 	unsigned int cpu, i, k;
 	int err = 0;
 
-	smp = kvzalloc(kpm_sample_size(0, 0), GFP_KERNEL);
+	smp = kvzalloc(kpm_sample_size(0, 0, 0), GFP_KERNEL);
 	bare = kvcalloc(nr_cpu_ids, sizeof(kcpustat_cpu(0).cpustat),
 			GFP_KERNEL);
 	ns = kcalloc(3, sizeof(*ns), GFP_KERNEL);

@@ -18,6 +18,7 @@
 #include <linux/types.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
+#include <net/netdev_queues.h>
 #include <uapi/linux/ksft_perfmon.h>
 
 #include "extend.h"
@@ -83,11 +84,30 @@ struct kpm_dev_sample {
 };
 
 /*
+ * A netdev's queue statistics in a sample of a session with queues, as
+ * netdev_stat_ops gives them (a counter the driver does not report is
+ * all ones, as qstats-get leaves it): its base statistics, then those of
+ * its first nqueues RX queues, then of its first nqueues TX queues;
+ * kpm_qstats_rx() and kpm_qstats_tx() find them. They hold a read's
+ * values with @read, and of a queue below the netdev's number of queues
+ * only. A read skipped for its lock leaves them as they were.
+ */
+struct kpm_dev_qstats {
+	bool read;		/* they hold the last read's values */
+	bool skipped;		/* this sample's read was skipped */
+	u32 rx_queues;		/* real_num_rx_queues at the last read */
+	u32 tx_queues;
+	struct netdev_queue_stats_rx base_rx;
+	struct netdev_queue_stats_tx base_tx;
+};
+
+/*
  * One sample. It is followed by one struct kpm_dev_sample per netdev
  * (@ndevs), then one struct kpm_cpu_sample per possible CPU id
  * (nr_cpu_ids), then, with KPM_SAMPLE_CPU_NET, one struct kpm_cpu_net per
- * possible CPU id; kpm_sample_dev(), kpm_sample_cpu() and
- * kpm_sample_cpu_net() find them. A sample needs nothing of its session
+ * possible CPU id, then, with @nqueues, the queue statistics of each
+ * netdev; kpm_sample_dev(), kpm_sample_cpu(), kpm_sample_cpu_net() and
+ * kpm_sample_qstats() find them. A sample needs nothing of its session
  * to be read, so that a copy of it can be formatted with no lock held.
  */
 struct kpm_sample {
@@ -97,6 +117,7 @@ struct kpm_sample {
 	u64 delay_ns;	/* from the timer's expiry to time_ns */
 	u32 ndevs;
 	u32 flags;	/* KPM_SAMPLE_* */
+	u32 nqueues;	/* queues of each direction of a netdev, or 0 */
 };
 
 /* the session samples its CPUs' network processing (cpu-net) */
@@ -136,12 +157,14 @@ struct kpm_dev {
  * @sample_size: bytes of one slot
  * @sample_flags: what its samples hold besides CPU times and netdevs,
  *	KPM_SAMPLE_*
+ * @nqueues: queues of each direction of a netdev its samples hold, or 0
  * @lock: protects @ring and the counters below it
  * @head: sequence number of the next sample, i.e. samples taken
  * @head_slot: slot the next sample goes to
  * @read_seq: first sequence number no reader has been given
  * @lost: samples overwritten before any reader read them
  * @cost_ns: time the sampler spent on this session
+ * @qstats_skipped: reads of queue statistics skipped, their lock held
  * @ring: @ring_size slots of @sample_size bytes
  * @ndevs: number of entries in @devs
  * @devs: the netdevs sampled
@@ -164,6 +187,7 @@ struct kpm_session {
 	u32 ring_size;
 	u32 sample_size;
 	u32 sample_flags;
+	u32 nqueues;
 
 	spinlock_t lock;	/* the ring and its counters vs the sampler */
 	u64 head;
@@ -171,6 +195,7 @@ struct kpm_session {
 	u64 read_seq;
 	u64 lost;
 	u64 cost_ns;
+	u64 qstats_skipped;
 	void *ring;
 
 	u32 ndevs;
@@ -182,6 +207,7 @@ struct kpm_session_cfg {
 	u32 ring_size;
 	u32 ndevs;
 	u32 flags;	/* of its samples, KPM_SAMPLE_* */
+	u32 nqueues;
 	u32 ifindex[KSFT_PERFMON_DEVS_MAX];
 	/* the request's attribute of each ifindex, for extack; may be NULL */
 	const struct nlattr *ifindex_attr[KSFT_PERFMON_DEVS_MAX];
@@ -195,6 +221,7 @@ struct kpm_counts {
 	u64 lost;
 	u64 missed;
 	u64 cost_ns;
+	u64 qstats_skipped;
 };
 
 extern struct mutex kpm_mutex;
@@ -240,14 +267,48 @@ kpm_sample_cpu_net(const struct kpm_sample *smp, unsigned int cpu)
 	return (struct kpm_cpu_net *)kpm_sample_cpu(smp, nr_cpu_ids) + cpu;
 }
 
-static inline u32 kpm_sample_size(u32 ndevs, u32 flags)
+/* bytes of one netdev's queue statistics with @nqueues of each direction */
+static inline u32 kpm_qstats_size(u32 nqueues)
+{
+	return sizeof(struct kpm_dev_qstats) +
+	       nqueues * (sizeof(struct netdev_queue_stats_rx) +
+			  sizeof(struct netdev_queue_stats_tx));
+}
+
+/* netdev @i's queue statistics; NULL without nqueues */
+static inline struct kpm_dev_qstats *
+kpm_sample_qstats(const struct kpm_sample *smp, u32 i)
+{
+	void *end = kpm_sample_cpu(smp, nr_cpu_ids);
+
+	if (!smp->nqueues)
+		return NULL;
+	if (smp->flags & KPM_SAMPLE_CPU_NET)
+		end += nr_cpu_ids * sizeof(struct kpm_cpu_net);
+	return end + i * kpm_qstats_size(smp->nqueues);
+}
+
+static inline struct netdev_queue_stats_rx *
+kpm_qstats_rx(const struct kpm_dev_qstats *qs, u32 q)
+{
+	return (struct netdev_queue_stats_rx *)(qs + 1) + q;
+}
+
+static inline struct netdev_queue_stats_tx *
+kpm_qstats_tx(const struct kpm_dev_qstats *qs, u32 nqueues, u32 q)
+{
+	return (struct netdev_queue_stats_tx *)kpm_qstats_rx(qs, nqueues) + q;
+}
+
+static inline u32 kpm_sample_size(u32 ndevs, u32 flags, u32 nqueues)
 {
 	u32 cpu = sizeof(struct kpm_cpu_sample);
 
 	if (flags & KPM_SAMPLE_CPU_NET)
 		cpu += sizeof(struct kpm_cpu_net);
 	return sizeof(struct kpm_sample) +
-	       ndevs * sizeof(struct kpm_dev_sample) + nr_cpu_ids * cpu;
+	       ndevs * sizeof(struct kpm_dev_sample) + nr_cpu_ids * cpu +
+	       (nqueues ? ndevs * kpm_qstats_size(nqueues) : 0);
 }
 
 /* netlink.c */

@@ -8,29 +8,38 @@
 #include <linux/build_bug.h>
 #include <linux/capability.h>
 #include <linux/netlink.h>
+#include <linux/overflow.h>
+#include <linux/string.h>
 #include <linux/time_namespace.h>
 #include <net/genetlink.h>
+#include <net/netdev_queues.h>
 #include <net/netlink.h>
 #include <net/sock.h>
 
+#include "compat.h"
 #include "kpm.h"
 #include "netlink-gen.h"
 
 /*
- * dump position of sample-get, in cb->ctx. With changed-only, @copies
- * holds two samples: the one being sent and the one sent before it, which
- * the flag KPM_NL_CUR_SECOND tells apart.
+ * The dump's copies of samples: with changed-only two, the one being sent
+ * and the one sent before it, which the flag KPM_NL_CUR_SECOND tells
+ * apart; else one.
  */
+struct kpm_nl_copies {
+	u32 sample_size;
+	struct kpm_sample smp[];	/* of sample_size bytes each */
+};
+
+/* dump position of sample-get, in cb->ctx */
 struct kpm_nl_sample_ctx {
-	struct kpm_sample *copies;	/* the dump's copies of samples */
+	struct kpm_nl_copies *copies;
 	u64 cookie;	/* of the session: its id alone may be reused */
 	u64 seq;	/* the sample being sent, or the next one */
 	u64 end;	/* the head when the dump started: where it ends */
 	s64 timens;	/* the requester's CLOCK_MONOTONIC offset, in ns */
 	u32 session_id;
-	u16 item;	/* next netdev, then CPU, of the current copy to send */
+	u16 item;	/* next item (kpm_nl_put_item()) of the copy to send */
 	u8 flags;	/* KPM_NL_* */
-	u8 ndevs;	/* of the session: the size of its samples */
 };
 
 /* the current copy holds sample seq, not all of it sent */
@@ -40,8 +49,6 @@ struct kpm_nl_sample_ctx {
 #define KPM_NL_HAVE_PREV	BIT(2)
 /* the current copy is the second of @copies */
 #define KPM_NL_CUR_SECOND	BIT(3)
-/* the session's samples hold KPM_SAMPLE_CPU_NET's counts */
-#define KPM_NL_CPU_NET		BIT(4)
 
 /* dump position of session-get, in cb->ctx */
 struct kpm_nl_session_ctx {
@@ -88,6 +95,58 @@ static const struct {
 	KPM_DEV_STAT(rx_nohandler, RX_NOHANDLER),
 	KPM_DEV_STAT(rx_otherhost_dropped, RX_OTHERHOST_DROPPED),
 };
+
+#define KPM_QSTAT(dir, field, attr) \
+	{ offsetof(struct netdev_queue_stats_ ## dir, field), \
+	  KSFT_PERFMON_A_QSTATS_ ## attr }
+
+/* a counter of a struct: its offset, and its attribute */
+struct kpm_stat_attr {
+	u16 offset;
+	u16 attr;
+};
+
+/* struct netdev_queue_stats_rx's counters, as qstats-get puts them */
+static const struct kpm_stat_attr kpm_qstats_rx_attrs[] = {
+	KPM_QSTAT(rx, packets, RX_PACKETS),
+	KPM_QSTAT(rx, bytes, RX_BYTES),
+	KPM_QSTAT(rx, alloc_fail, RX_ALLOC_FAIL),
+	KPM_QSTAT(rx, hw_drops, RX_HW_DROPS),
+	KPM_QSTAT(rx, hw_drop_overruns, RX_HW_DROP_OVERRUNS),
+#if KPM_HAVE_QSTATS_CSUM_COMPLETE
+	KPM_QSTAT(rx, csum_complete, RX_CSUM_COMPLETE),
+#endif
+	KPM_QSTAT(rx, csum_unnecessary, RX_CSUM_UNNECESSARY),
+	KPM_QSTAT(rx, csum_none, RX_CSUM_NONE),
+	KPM_QSTAT(rx, csum_bad, RX_CSUM_BAD),
+	KPM_QSTAT(rx, hw_gro_packets, RX_HW_GRO_PACKETS),
+	KPM_QSTAT(rx, hw_gro_bytes, RX_HW_GRO_BYTES),
+	KPM_QSTAT(rx, hw_gro_wire_packets, RX_HW_GRO_WIRE_PACKETS),
+	KPM_QSTAT(rx, hw_gro_wire_bytes, RX_HW_GRO_WIRE_BYTES),
+	KPM_QSTAT(rx, hw_drop_ratelimits, RX_HW_DROP_RATELIMITS),
+};
+
+static const struct kpm_stat_attr kpm_qstats_tx_attrs[] = {
+	KPM_QSTAT(tx, packets, TX_PACKETS),
+	KPM_QSTAT(tx, bytes, TX_BYTES),
+	KPM_QSTAT(tx, hw_drops, TX_HW_DROPS),
+	KPM_QSTAT(tx, hw_drop_errors, TX_HW_DROP_ERRORS),
+	KPM_QSTAT(tx, csum_none, TX_CSUM_NONE),
+	KPM_QSTAT(tx, needs_csum, TX_NEEDS_CSUM),
+	KPM_QSTAT(tx, hw_gso_packets, TX_HW_GSO_PACKETS),
+	KPM_QSTAT(tx, hw_gso_bytes, TX_HW_GSO_BYTES),
+	KPM_QSTAT(tx, hw_gso_wire_packets, TX_HW_GSO_WIRE_PACKETS),
+	KPM_QSTAT(tx, hw_gso_wire_bytes, TX_HW_GSO_WIRE_BYTES),
+	KPM_QSTAT(tx, hw_drop_ratelimits, TX_HW_DROP_RATELIMITS),
+	KPM_QSTAT(tx, stop, TX_STOP),
+	KPM_QSTAT(tx, wake, TX_WAKE),
+};
+
+/* every counter of the structs: one that is not put is a new one */
+static_assert(ARRAY_SIZE(kpm_qstats_rx_attrs) * sizeof(u64) ==
+	      sizeof(struct netdev_queue_stats_rx));
+static_assert(ARRAY_SIZE(kpm_qstats_tx_attrs) * sizeof(u64) ==
+	      sizeof(struct netdev_queue_stats_tx));
 
 static_assert(ARRAY_SIZE(kpm_dev_stats) ==
 	      KSFT_PERFMON_A_DEV_STATS_MAX - KSFT_PERFMON_A_DEV_STATS_GONE);
@@ -144,7 +203,11 @@ static int kpm_nl_session_fill(struct sk_buff *skb, struct kpm_session *s,
 	    nla_put_uint(skb, KSFT_PERFMON_A_SESSION_COST, c.cost_ns) ||
 	    nla_put_uint(skb, KSFT_PERFMON_A_SESSION_MISSED, c.missed) ||
 	    ((s->sample_flags & KPM_SAMPLE_CPU_NET) &&
-	     nla_put_flag(skb, KSFT_PERFMON_A_SESSION_CPU_NET)))
+	     nla_put_flag(skb, KSFT_PERFMON_A_SESSION_CPU_NET)) ||
+	    (s->nqueues &&
+	     (nla_put_u32(skb, KSFT_PERFMON_A_SESSION_QUEUES, s->nqueues) ||
+	      nla_put_uint(skb, KSFT_PERFMON_A_SESSION_QSTATS_SKIPPED,
+			   c.qstats_skipped))))
 		goto err_cancel_msg;
 	for (i = 0; i < s->ndevs; i++)
 		if (nla_put_u32(skb, KSFT_PERFMON_A_SESSION_IFINDEX,
@@ -210,6 +273,14 @@ int ksft_perfmon_nl_session_new_doit(struct sk_buff *skb,
 		cfg.ifindex_attr[cfg.ndevs] = a;
 		cfg.ifindex[cfg.ndevs++] = ifindex;
 	}
+	a = info->attrs[KSFT_PERFMON_A_SESSION_QUEUES];
+	if (a && !cfg.ndevs) {
+		NL_SET_ERR_MSG_ATTR(info->extack, a,
+				    "queues of no netdev: give an ifindex");
+		return -EINVAL;
+	}
+	if (a)
+		cfg.nqueues = nla_get_u32(a);
 
 	rsp = genlmsg_new(GENLMSG_DEFAULT_SIZE, GFP_KERNEL);
 	if (!rsp)
@@ -418,22 +489,171 @@ err_cancel_nest:
 	return -EMSGSIZE;
 }
 
+/*
+ * The counters of @stats, a struct of queue statistics, by @attrs; those
+ * the driver does not report (all ones) left out.
+ */
+static int kpm_nl_put_qstats_counters(struct sk_buff *skb, const void *stats,
+				      const struct kpm_stat_attr *attrs,
+				      u32 n)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		u64 v = *(const u64 *)(stats + attrs[i].offset);
+
+		if (v != U64_MAX && nla_put_uint(skb, attrs[i].attr, v))
+			return -EMSGSIZE;
+	}
+	return 0;
+}
+
+static int kpm_nl_put_qstats_rx(struct sk_buff *skb, const void *rx)
+{
+	return kpm_nl_put_qstats_counters(skb, rx, kpm_qstats_rx_attrs,
+					  ARRAY_SIZE(kpm_qstats_rx_attrs));
+}
+
+static int kpm_nl_put_qstats_tx(struct sk_buff *skb, const void *tx)
+{
+	return kpm_nl_put_qstats_counters(skb, tx, kpm_qstats_tx_attrs,
+					  ARRAY_SIZE(kpm_qstats_tx_attrs));
+}
+
+/*
+ * The queue statistics of netdev @ifindex: whether this sample's read was
+ * skipped and, when they hold a read's, its number of queues and its
+ * base statistics. Whole, changed-only or not: the one nest that says
+ * whether the netdev has queue statistics in this sample.
+ */
+static int kpm_nl_put_dev_qstats(struct sk_buff *skb, u32 ifindex,
+				 const struct kpm_dev_qstats *qs)
+{
+	struct nlattr *nest;
+
+	nest = nla_nest_start(skb, KSFT_PERFMON_A_SAMPLE_QSTATS);
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, KSFT_PERFMON_A_QSTATS_IFINDEX, ifindex) ||
+	    (qs->skipped && nla_put_flag(skb, KSFT_PERFMON_A_QSTATS_SKIPPED)))
+		goto err_cancel_nest;
+	if (qs->read &&
+	    (nla_put_u32(skb, KSFT_PERFMON_A_QSTATS_RX_QUEUES, qs->rx_queues) ||
+	     nla_put_u32(skb, KSFT_PERFMON_A_QSTATS_TX_QUEUES, qs->tx_queues) ||
+	     kpm_nl_put_qstats_rx(skb, &qs->base_rx) ||
+	     kpm_nl_put_qstats_tx(skb, &qs->base_tx)))
+		goto err_cancel_nest;
+	nla_nest_end(skb, nest);
+	return 0;
+
+err_cancel_nest:
+	nla_nest_cancel(skb, nest);
+	return -EMSGSIZE;
+}
+
+/*
+ * Queue @q of direction @type of netdev @ifindex, whose queue statistics
+ * are @qs, or with @prev (the same netdev's in the sample sent before)
+ * only if they changed; with all its counters either way. Nothing for a
+ * queue the netdev does not have, or of which the driver reports nothing,
+ * as qstats-get.
+ */
+static int kpm_nl_put_queue(struct sk_buff *skb, u32 ifindex, u32 nqueues,
+			    const struct kpm_dev_qstats *qs,
+			    const struct kpm_dev_qstats *prev, u32 type, u32 q)
+{
+	bool rx = type == KSFT_PERFMON_QUEUE_TYPE_RX;
+	const void *stats, *prev_stats = NULL;
+	struct nlattr *nest;
+	size_t size;
+
+	if (!qs->read || q >= (rx ? qs->rx_queues : qs->tx_queues))
+		return 0;
+	stats = rx ? (void *)kpm_qstats_rx(qs, q) :
+		     (void *)kpm_qstats_tx(qs, nqueues, q);
+	size = rx ? sizeof(struct netdev_queue_stats_rx) :
+		    sizeof(struct netdev_queue_stats_tx);
+	if (prev && prev->read &&
+	    q < (rx ? prev->rx_queues : prev->tx_queues)) {
+		prev_stats = rx ? (void *)kpm_qstats_rx(prev, q) :
+				  (void *)kpm_qstats_tx(prev, nqueues, q);
+		if (!memcmp(stats, prev_stats, size))
+			return 0;
+	}
+	/*
+	 * A queue the driver reports nothing of is left out, but for one it
+	 * reported in @prev: a nest with no counter, that it has none now.
+	 */
+	if (!memchr_inv(stats, 0xff, size) &&
+	    (!prev_stats || !memchr_inv(prev_stats, 0xff, size)))
+		return 0;
+
+	nest = nla_nest_start(skb, KSFT_PERFMON_A_SAMPLE_QUEUE);
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, KSFT_PERFMON_A_QSTATS_IFINDEX, ifindex) ||
+	    nla_put_u32(skb, KSFT_PERFMON_A_QSTATS_QUEUE_TYPE, type) ||
+	    nla_put_u32(skb, KSFT_PERFMON_A_QSTATS_QUEUE_ID, q) ||
+	    (rx ? kpm_nl_put_qstats_rx(skb, stats) :
+		  kpm_nl_put_qstats_tx(skb, stats)))
+		goto err_cancel_nest;
+	nla_nest_end(skb, nest);
+	return 0;
+
+err_cancel_nest:
+	nla_nest_cancel(skb, nest);
+	return -EMSGSIZE;
+}
+
+/* the items of a sample before its CPUs: netdevs, then their queues */
+static u32 kpm_nl_dev_items(const struct kpm_sample *smp)
+{
+	return smp->ndevs +
+	       (smp->nqueues ? smp->ndevs * (1 + 2 * smp->nqueues) : 0);
+}
+
+/*
+ * Item @i of the queues of a sample: for each netdev, its queue
+ * statistics, then its RX queues, then its TX queues.
+ */
+static int kpm_nl_put_queue_item(struct sk_buff *skb,
+				 const struct kpm_sample *smp,
+				 const struct kpm_sample *prev, u32 i)
+{
+	u32 nq = smp->nqueues, d = i / (1 + 2 * nq), k = i % (1 + 2 * nq);
+	const struct kpm_dev_qstats *qs = kpm_sample_qstats(smp, d);
+	u32 ifindex = kpm_sample_dev(smp, d)->ifindex;
+	const struct kpm_dev_qstats *pqs;
+
+	if (!k)
+		return kpm_nl_put_dev_qstats(skb, ifindex, qs);
+	pqs = prev ? kpm_sample_qstats(prev, d) : NULL;
+	if (k <= nq)
+		return kpm_nl_put_queue(skb, ifindex, nq, qs, pqs,
+					KSFT_PERFMON_QUEUE_TYPE_RX, k - 1);
+	return kpm_nl_put_queue(skb, ifindex, nq, qs, pqs,
+				KSFT_PERFMON_QUEUE_TYPE_TX, k - 1 - nq);
+}
+
 /* What closes a part: cpu-end and last-part. */
 #define KPM_NL_PART_TAIL	(nla_total_size(sizeof(u32)) + nla_total_size(0))
 
 /*
- * Item @i of a sample: its netdevs, then its CPU ids; none for an id that
- * is not a possible CPU. With @prev, only what changed since it.
+ * Item @i of a sample: its netdevs, then with queues each netdev's queue
+ * statistics and queues, then its CPU ids; none for an id that is not a
+ * possible CPU. With @prev, only what changed since it.
  */
 static int kpm_nl_put_item(struct sk_buff *skb, const struct kpm_sample *smp,
 			   const struct kpm_sample *prev, u32 i)
 {
-	u32 cpu;
+	u32 cpu, devs = kpm_nl_dev_items(smp);
 
 	if (i < smp->ndevs)
 		return kpm_nl_put_dev(skb, kpm_sample_dev(smp, i),
 				      prev ? kpm_sample_dev(prev, i) : NULL);
-	cpu = i - smp->ndevs;
+	if (i < devs)
+		return kpm_nl_put_queue_item(skb, smp, prev, i - smp->ndevs);
+	cpu = i - devs;
 	if (!cpu_possible(cpu))
 		return 0;
 	return kpm_nl_put_cpu(skb, cpu, kpm_sample_cpu(smp, cpu),
@@ -477,8 +697,8 @@ static int kpm_nl_sample_fill(struct sk_buff *skb, u32 session_id,
 			      const struct kpm_sample *prev, u16 *item,
 			      s64 timens, const struct genl_info *info)
 {
-	u32 first = *item, ndevs = smp->ndevs, nitems = ndevs + nr_cpu_ids;
-	u32 i;
+	u32 first = *item, ndevs = kpm_nl_dev_items(smp);
+	u32 nitems = ndevs + nr_cpu_ids, i;
 	void *hdr;
 
 	hdr = genlmsg_iput(skb, info);
@@ -546,9 +766,9 @@ int ksft_perfmon_nl_sample_get_start(struct netlink_callback *cb)
 	u32 sample_size = 0;
 
 	BUILD_BUG_ON(sizeof(*ctx) > sizeof(cb->ctx));
-	/* ctx->item counts the netdevs and CPUs of a sample */
-	BUILD_BUG_ON(KSFT_PERFMON_DEVS_MAX + CONFIG_NR_CPUS > U16_MAX);
-	BUILD_BUG_ON(KSFT_PERFMON_DEVS_MAX > U8_MAX);
+	/* ctx->item counts the netdevs, queues and CPUs of a sample */
+	BUILD_BUG_ON(KSFT_PERFMON_DEVS_MAX * (2 + 2 * KSFT_PERFMON_QUEUES_MAX) +
+		     CONFIG_NR_CPUS > U16_MAX);
 
 	if (GENL_REQ_ATTR_CHECK(info, KSFT_PERFMON_A_SAMPLE_SESSION_ID))
 		return -EINVAL;
@@ -565,9 +785,6 @@ int ksft_perfmon_nl_sample_get_start(struct netlink_callback *cb)
 	s = kpm_nl_session_find(cb->skb, id_attr, cb->extack);
 	if (s) {
 		ctx->cookie = s->cookie;
-		ctx->ndevs = s->ndevs;
-		if (s->sample_flags & KPM_SAMPLE_CPU_NET)
-			ctx->flags |= KPM_NL_CPU_NET;
 		sample_size = s->sample_size;
 		spin_lock(&s->lock);
 		ctx->end = s->head;
@@ -577,9 +794,13 @@ int ksft_perfmon_nl_sample_get_start(struct netlink_callback *cb)
 	if (!s)
 		return -ENOENT;
 
-	ctx->copies = kvmalloc_array(ctx->flags & KPM_NL_CHANGED_ONLY ? 2 : 1,
-				     sample_size, GFP_KERNEL_ACCOUNT);
-	return ctx->copies ? 0 : -ENOMEM;
+	ctx->copies = kvmalloc(struct_size(ctx->copies, smp, 0) +
+			       (ctx->flags & KPM_NL_CHANGED_ONLY ? 2 : 1) *
+			       (size_t)sample_size, GFP_KERNEL_ACCOUNT);
+	if (!ctx->copies)
+		return -ENOMEM;
+	ctx->copies->sample_size = sample_size;
+	return 0;
 }
 
 /*
@@ -589,12 +810,11 @@ int ksft_perfmon_nl_sample_get_start(struct netlink_callback *cb)
 static struct kpm_sample *kpm_nl_copy(struct kpm_nl_sample_ctx *ctx, bool prev)
 {
 	bool second = !!(ctx->flags & KPM_NL_CUR_SECOND) != prev;
-	u32 size = kpm_sample_size(ctx->ndevs, ctx->flags & KPM_NL_CPU_NET ?
-				   KPM_SAMPLE_CPU_NET : 0);
 
 	if (prev && !(ctx->flags & KPM_NL_HAVE_PREV))
 		return NULL;
-	return (void *)ctx->copies + (second ? size : 0);
+	return (void *)ctx->copies->smp +
+	       (second ? ctx->copies->sample_size : 0);
 }
 
 /**

@@ -12,6 +12,12 @@
  * ethtool, /proc/net/dev) takes with BH enabled, so a read from softirq
  * can spin on the lock of the process it interrupted. This is
  * drop_monitor's and ledtrig-netdev's pattern, timer then work.
+ *
+ * A session with queues reads its netdevs' queue statistics too, under
+ * the lock netdev-genl's qstats-get holds for them, RTNL or the netdev's
+ * instance lock, taken with a trylock: the sampler never waits on a lock
+ * that a configuration change may hold for seconds. A read that finds it
+ * held is skipped and counted; the CPUs and stats64 are read all the same.
  */
 
 #include <linux/cpumask.h>
@@ -20,6 +26,7 @@
 #include <linux/netdevice.h>
 #include <linux/rcupdate.h>
 #include <linux/string.h>
+#include <net/netdev_queues.h>
 
 #include "compat.h"
 #include "kpm.h"
@@ -114,6 +121,94 @@ static void kpm_sample_devs(struct kpm_session *s, struct kpm_sample *smp)
 	rcu_read_unlock();
 }
 
+/*
+ * What qstats-get reads of @dev (netdev_nl_stats_by_queue() and
+ * netdev_nl_stats_by_netdev()), up to @nqueues queues of each direction:
+ * each struct is set to all ones first, which a driver leaves where it
+ * reports nothing. The queues beyond @nqueues are added to the base
+ * statistics, as qstats-get adds all of them up for the netdev, so that
+ * base and queues together are its total. Under the lock
+ * kpm_qstats_trylock() took.
+ */
+static void kpm_read_qstats(struct net_device *dev, struct kpm_dev_qstats *qs,
+			    u32 nqueues)
+{
+	const struct netdev_stat_ops *ops = dev->stat_ops;
+	u32 q;
+
+	qs->rx_queues = dev->real_num_rx_queues;
+	qs->tx_queues = dev->real_num_tx_queues;
+	memset(&qs->base_rx, 0xff, sizeof(qs->base_rx));
+	memset(&qs->base_tx, 0xff, sizeof(qs->base_tx));
+	if (ops->get_base_stats)
+		ops->get_base_stats(dev, &qs->base_rx, &qs->base_tx);
+	for (q = 0; q < min(qs->rx_queues, nqueues); q++) {
+		struct netdev_queue_stats_rx *rx = kpm_qstats_rx(qs, q);
+
+		memset(rx, 0xff, sizeof(*rx));
+		if (ops->get_queue_stats_rx)
+			ops->get_queue_stats_rx(dev, q, rx);
+	}
+	for (q = 0; q < min(qs->tx_queues, nqueues); q++) {
+		struct netdev_queue_stats_tx *tx = kpm_qstats_tx(qs, nqueues, q);
+
+		memset(tx, 0xff, sizeof(*tx));
+		if (ops->get_queue_stats_tx)
+			ops->get_queue_stats_tx(dev, q, tx);
+	}
+	if (qs->rx_queues > nqueues || qs->tx_queues > nqueues)
+		netdev_stat_queue_sum(dev, nqueues, max(qs->rx_queues, nqueues),
+				      &qs->base_rx, nqueues,
+				      max(qs->tx_queues, nqueues), &qs->base_tx);
+}
+
+/*
+ * The queue statistics of the session's netdevs, each under its lock,
+ * taken with a trylock; a netdev whose lock is held keeps the last
+ * read's. The session's reference to a netdev goes with its unregister
+ * (kpm_netdev_event()), so each read holds one of its own, taken under
+ * RCU. As qstats-get, it reads a netdev only if, once locked, it is
+ * registered and up, and still the session's: one that left the
+ * namespace had its NETDEV_UNREGISTER clear the session's pointer, under
+ * RTNL, which the read holds or (with the netdev's instance lock) the
+ * netdev's open in another namespace waits for.
+ *
+ * Return: the reads skipped.
+ */
+static u32 kpm_read_session_qstats(struct kpm_session *s,
+				   struct kpm_sample *smp)
+{
+	u32 i, skipped = 0;
+
+	for (i = 0; i < s->ndevs; i++) {
+		struct kpm_dev_qstats *qs = kpm_sample_qstats(smp, i);
+		netdevice_tracker tracker;
+		struct net_device *dev;
+
+		rcu_read_lock();
+		dev = rcu_dereference(s->devs[i].dev);
+		if (dev)
+			netdev_hold(dev, &tracker, GFP_ATOMIC);
+		rcu_read_unlock();
+		qs->skipped = false;
+		if (!dev || !dev->stat_ops) {
+			qs->read = false;
+		} else if (!kpm_qstats_trylock(dev)) {
+			qs->skipped = true;
+			skipped++;
+		} else {
+			qs->read = dev->reg_state == NETREG_REGISTERED &&
+				   dev->flags & IFF_UP &&
+				   rcu_access_pointer(s->devs[i].dev) == dev;
+			if (qs->read)
+				kpm_read_qstats(dev, qs, smp->nqueues);
+			kpm_qstats_unlock(dev);
+		}
+		netdev_put(dev, &tracker);
+	}
+	return skipped;
+}
+
 /**
  * kpm_timer_fn() - the beat of a session: queue its sample
  * @timer: the session's timer
@@ -159,8 +254,9 @@ enum hrtimer_restart kpm_timer_fn(struct hrtimer *timer)
  *
  * Context: process (system_highpri_wq; normally on the CPU the timer
  * fired on).
- * Calls ndo_get_stats64 under rcu_read_lock(); then takes the session's
- * lock to copy the sample. The timer queues no other sample until this
+ * Calls ndo_get_stats64 under rcu_read_lock(); with queues, netdev_stat_ops
+ * under RTNL or a netdev's instance lock, if a trylock gets it; then takes
+ * the session's lock to copy the sample. The timer queues no other sample until this
  * one clears @busy, so the scratch sample and @expires_ns are its own.
  */
 void kpm_sample_work(struct work_struct *work)
@@ -168,11 +264,14 @@ void kpm_sample_work(struct work_struct *work)
 	struct kpm_session *s = container_of(work, struct kpm_session, work);
 	struct kpm_sample *smp = s->scratch;
 	u64 expires = s->expires_ns;
+	u32 skipped = 0;
 	void *slot;
 
 	smp->time_ns = ktime_get_ns();
 	smp->delay_ns = smp->time_ns > expires ? smp->time_ns - expires : 0;
 	kpm_sample_devs(s, smp);
+	if (smp->nqueues)
+		skipped = kpm_read_session_qstats(s, smp);
 	kpm_sample_cpus(smp);
 	smp->cost_ns = ktime_get_ns() - smp->time_ns;
 
@@ -189,6 +288,7 @@ void kpm_sample_work(struct work_struct *work)
 	slot = s->ring + (size_t)s->head_slot * s->sample_size;
 	memcpy(slot, smp, s->sample_size);
 	s->cost_ns += smp->cost_ns;
+	s->qstats_skipped += skipped;
 	s->head++;
 	if (++s->head_slot == s->ring_size)
 		s->head_slot = 0;

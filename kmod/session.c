@@ -26,7 +26,7 @@ static u64 kpm_next_cookie;		/* under kpm_mutex */
 static unsigned int read_budget = 1000000;
 module_param(read_budget, uint, 0644);
 MODULE_PARM_DESC(read_budget,
-		 "reads per second all sessions together may take, a read being one CPU, its cpu-net counts, or one netdev of one sample (default 1000000)");
+		 "reads per second all sessions together may take, a read being one CPU, its cpu-net counts, one netdev, its queue statistics or one of its queues, of one sample (default 1000000)");
 
 /* What all sessions together take of the limits; under kpm_mutex. */
 static unsigned int kpm_nr_sessions;
@@ -40,7 +40,8 @@ static size_t kpm_session_ring_bytes(const struct kpm_session *s)
 
 /*
  * Reads per second of a session: its CPUs and netdevs, once per interval;
- * with cpu-net, each CPU's network counts as a read of its own.
+ * with cpu-net, each CPU's network counts as a read of its own; with
+ * queues, each netdev's base statistics and each queue's.
  */
 static u64 kpm_session_reads(const struct kpm_session_cfg *cfg)
 {
@@ -48,6 +49,8 @@ static u64 kpm_session_reads(const struct kpm_session_cfg *cfg)
 
 	if (cfg->flags & KPM_SAMPLE_CPU_NET)
 		items += num_possible_cpus();
+	if (cfg->nqueues)
+		items += cfg->ndevs * (1 + 2 * (u64)cfg->nqueues);
 
 	return DIV64_U64_ROUND_UP(items * NSEC_PER_SEC, cfg->interval_ns);
 }
@@ -206,6 +209,7 @@ void kpm_session_counters(struct kpm_session *s, struct kpm_counts *c)
 	c->samples = s->head;
 	c->lost = s->lost;
 	c->cost_ns = s->cost_ns;
+	c->qstats_skipped = s->qstats_skipped;
 	spin_unlock(&s->lock);
 	c->missed = atomic64_read(&s->missed);
 }
@@ -279,7 +283,8 @@ int kpm_session_new(struct net *net, const struct kpm_session_cfg *cfg,
 		    struct sock *owner, u32 portid, u32 *id,
 		    struct netlink_ext_ack *extack)
 {
-	u32 sample_size = kpm_sample_size(cfg->ndevs, cfg->flags);
+	u32 sample_size = kpm_sample_size(cfg->ndevs, cfg->flags,
+					  cfg->nqueues);
 	/* ids stay positive in a loff_t's high half (debugfs positions) */
 	struct xa_limit limit = XA_LIMIT(1, INT_MAX);
 	struct kpm_session *s;
@@ -323,7 +328,9 @@ int kpm_session_new(struct net *net, const struct kpm_session_cfg *cfg,
 		goto err_free;
 	s->scratch->ndevs = cfg->ndevs;
 	s->scratch->flags = cfg->flags;
+	s->scratch->nqueues = cfg->nqueues;
 	s->sample_flags = cfg->flags;
+	s->nqueues = cfg->nqueues;
 	spin_lock_init(&s->lock);
 	INIT_WORK(&s->work, kpm_sample_work);
 	kpm_hrtimer_setup(&s->timer, kpm_timer_fn, CLOCK_MONOTONIC,

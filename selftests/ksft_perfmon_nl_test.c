@@ -454,6 +454,39 @@ TEST_F(kpm, session_new_rejects_duplicate_and_too_many_netdevs)
 	EXPECT_STREQ("more than 16 netdevs", r.ack.msg);
 }
 
+/* queues: of a netdev, and within the spec's bounds; refused, nothing made */
+TEST_F(kpm, session_new_rejects_bad_queues)
+{
+	int before = session_count(self->sk, self->family);
+	static const struct {
+		int ndevs;
+		uint32_t queues;
+		int err;
+		const char *msg;
+	} cases[] = {
+		{ 0, 4, -EINVAL, "queues of no netdev: give an ifindex" },
+		{ 1, 0, -ERANGE, "integer out of range" },
+		{ 1, KSFT_PERFMON_QUEUES_MAX + 1, -ERANGE, "integer out of range" },
+	};
+	const uint32_t lo = 1;
+	struct nl_msg *msg;
+	struct res r;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		msg = kpm_nl_msg(self->family, KSFT_PERFMON_CMD_SESSION_NEW, 0);
+		if (cases[i].ndevs)
+			nla_put_u32(msg, KSFT_PERFMON_A_SESSION_IFINDEX, lo);
+		nla_put_u64(msg, KSFT_PERFMON_A_SESSION_INTERVAL, 10 * MS);
+		nla_put_u32(msg, KSFT_PERFMON_A_SESSION_RING_SIZE, 16);
+		nla_put_u32(msg, KSFT_PERFMON_A_SESSION_QUEUES, cases[i].queues);
+		EXPECT_EQ(cases[i].err, kpm_talk(self->sk, msg, &r, NULL, NULL));
+		EXPECT_EQ(KSFT_PERFMON_A_SESSION_QUEUES, r.ack.bad_attr);
+		EXPECT_STREQ(cases[i].msg, r.ack.msg);
+	}
+	EXPECT_EQ(before, session_count(self->sk, self->family));
+}
+
 TEST_F(kpm, session_dies_with_its_socket)
 {
 	struct nl_sock *owner;
