@@ -110,9 +110,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	s.cpus = 1 + take(&in, 1) % 8;
 	s.ndevs = take(&in, 1) % 3;
-	/* any of the optional metrics, from the CPUs' net counts */
-	optional = take(&in, 1) << M_FIRST_OPTIONAL & M_CPU_NET;
-	s.cpu_net = optional;
+	/* any of the optional metrics, of CPUs and of queues */
+	optional = take(&in, 4) << M_FIRST_OPTIONAL &
+		   (M_CPU_NET | (s.ndevs ? M_QUEUE : 0));
+	s.cpu_net = optional & M_CPU_NET;
+	s.queues = optional & M_QUEUE ? 1 + take(&in, 1) % 4 : 0;
+	for (i = 0; i < (int)s.ndevs; i++)
+		s.ifindex[i] = i;
 	/* the host label: any bytes that make a valid UTF-8 string */
 	hl = take(&in, 1) % sizeof(host);
 	for (i = 0; i < hl; i++)
@@ -123,7 +127,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	out = open_memstream(&buf, &len);
 	if (!out || record_init(&r, optional, host, take(&in, 4) * 1000, s.cpus,
-				   out) ||
+				   out) || record_init_queues(&r, &s) ||
 	    drain_init(&d, &s, record_sample, &r))
 		abort();
 
@@ -132,7 +136,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		if (!msg && op % 8 != 7)
 			msg = new_msg(&in, s.cpus);
-		switch (op % 8) {
+		/* op 4 with bit 3 set: queue statistics, else a raw nest */
+		switch (op % 8 == 4 && op & 8 ? 12 : op % 8) {
 		case 0:		/* a CPU, as the kernel sends it */
 		case 1:
 			/* a message that is full takes no more */
@@ -179,6 +184,35 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (!nest)
 				break;
 			nla_put_u32(msg, take(&in, 1) & 31, take(&in, 4));
+			nla_nest_end(msg, nest);
+			break;
+		}
+		case 12: {	/* queue statistics, as the kernel sends them */
+			int type = op & 16 ? KSFT_PERFMON_A_SAMPLE_QUEUE :
+					     KSFT_PERFMON_A_SAMPLE_QSTATS;
+
+			nest = nla_nest_start(msg, type);
+			if (!nest)
+				break;
+			nla_put_u32(msg, KSFT_PERFMON_A_QSTATS_IFINDEX,
+				    take(&in, 1) % 3);
+			if (type == KSFT_PERFMON_A_SAMPLE_QUEUE) {
+				nla_put_u32(msg, KSFT_PERFMON_A_QSTATS_QUEUE_TYPE,
+					    take(&in, 1) % 3);
+				nla_put_u32(msg, KSFT_PERFMON_A_QSTATS_QUEUE_ID,
+					    take(&in, 1) % 6);
+			} else if (op & 32) {
+				nla_put_u32(msg, KSFT_PERFMON_A_QSTATS_RX_QUEUES,
+					    take(&in, 1) % 6);
+				nla_put_u32(msg, KSFT_PERFMON_A_QSTATS_TX_QUEUES,
+					    take(&in, 1) % 6);
+			}
+			if (op & 64)
+				nla_put_flag(msg, KSFT_PERFMON_A_QSTATS_SKIPPED);
+			for (i = KSFT_PERFMON_A_QSTATS_RX_PACKETS;
+			     i <= KSFT_PERFMON_A_QSTATS_MAX; i++)
+				if (take(&in, 1) & 1)
+					nla_put_u64(msg, i, take(&in, 2));
 			nla_nest_end(msg, nest);
 			break;
 		}

@@ -531,6 +531,111 @@ TEST_F(rec, changed_only_parts_gone_offline)
 }
 
 /* what the kernel never sends is refused, with a message */
+/*
+ * One part of a sample of a session with queues: netdev 5, its queue
+ * statistics with @rxq RX queues (none for 0), the packets of each of
+ * the queues in @pkts (-1: that queue's nest left out), based on @base
+ * (or whole, for -1), and no CPU.
+ */
+static struct nl_msg *queue_msg(uint64_t seq, int64_t base, uint32_t rxq,
+				const int64_t *pkts, bool skipped)
+{
+	struct nl_msg *msg = nlmsg_alloc();
+	struct nlattr *nest;
+	uint32_t q;
+
+	genlmsg_put(msg, 0, 0, 0x20, 0, 0, KSFT_PERFMON_CMD_SAMPLE_GET, 1);
+	nla_put_u64(msg, KSFT_PERFMON_A_SAMPLE_SEQ, seq);
+	nla_put_u64(msg, KSFT_PERFMON_A_SAMPLE_TIME, seq * 10 * MS);
+	if (base >= 0)
+		nla_put_u64(msg, KSFT_PERFMON_A_SAMPLE_BASE_SEQ, base);
+	nla_put_u32(msg, KSFT_PERFMON_A_SAMPLE_CPU_START, 0);
+	nla_put_u32(msg, KSFT_PERFMON_A_SAMPLE_CPU_END, 1);
+	nla_put_flag(msg, KSFT_PERFMON_A_SAMPLE_LAST_PART);
+	nest = nla_nest_start(msg, KSFT_PERFMON_A_SAMPLE_DEV);
+	nla_put_u32(msg, KSFT_PERFMON_A_DEV_STATS_IFINDEX, 5);
+	nla_nest_end(msg, nest);
+	nest = nla_nest_start(msg, KSFT_PERFMON_A_SAMPLE_QSTATS);
+	nla_put_u32(msg, KSFT_PERFMON_A_QSTATS_IFINDEX, 5);
+	if (skipped)
+		nla_put_flag(msg, KSFT_PERFMON_A_QSTATS_SKIPPED);
+	if (rxq) {
+		nla_put_u32(msg, KSFT_PERFMON_A_QSTATS_RX_QUEUES, rxq);
+		nla_put_u32(msg, KSFT_PERFMON_A_QSTATS_TX_QUEUES, 0);
+		nla_put_u64(msg, KSFT_PERFMON_A_QSTATS_RX_PACKETS, 1);
+	}
+	nla_nest_end(msg, nest);
+	for (q = 0; q < rxq; q++) {
+		if (pkts[q] < 0)
+			continue;
+		nest = nla_nest_start(msg, KSFT_PERFMON_A_SAMPLE_QUEUE);
+		nla_put_u32(msg, KSFT_PERFMON_A_QSTATS_IFINDEX, 5);
+		nla_put_u32(msg, KSFT_PERFMON_A_QSTATS_QUEUE_TYPE,
+			    KSFT_PERFMON_QUEUE_TYPE_RX);
+		nla_put_u32(msg, KSFT_PERFMON_A_QSTATS_QUEUE_ID, q);
+		nla_put_u64(msg, KSFT_PERFMON_A_QSTATS_RX_PACKETS, pkts[q]);
+		nla_nest_end(msg, nest);
+	}
+	return msg;
+}
+
+/*
+ * A netdev's queues, put together as the kernel sends them: a queue left
+ * out of a sample of changes keeps its count; one the base did not have
+ * starts from nothing; a skipped read keeps them, and record prints no
+ * line of it; lines are each queue's count since the first sample, with
+ * the netdev's ifindex and the queue as labels.
+ */
+TEST(queues_put_together)
+{
+	struct session s = { .id = 1, .cpus = 1, .ndevs = 1, .queues = 4,
+			     .ifindex = { 5 } };
+	const int64_t p0[] = { 10, 20 }, p1[] = { -1, 25, 7 },
+		      p2[] = { 12, -1, -1 };
+	char *buf = NULL;
+	struct nlattr *nest;
+	struct nl_msg *msg;
+	struct record r;
+	struct drain d;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+
+	ASSERT_EQ(0, record_init(&r, M_BIT(M_QUEUE_RX_PACKETS), "local", 0, 1,
+				 out));
+	ASSERT_EQ(0, record_init_queues(&r, &s));
+	ASSERT_EQ(0, drain_init(&d, &s, record_sample, &r));
+	ASSERT_EQ(0, feed(&d, queue_msg(0, -1, 2, p0, false)));
+	ASSERT_EQ(0, feed(&d, queue_msg(1, 0, 3, p1, false)));
+	EXPECT_EQ(10, d.cur.q[0].rx[0].v[Q_STAT(RX_PACKETS)]);
+	EXPECT_EQ(25, d.cur.q[0].rx[1].v[Q_STAT(RX_PACKETS)]);
+	EXPECT_EQ(7, d.cur.q[0].rx[2].v[Q_STAT(RX_PACKETS)]);
+	EXPECT_EQ(Q_UNSET, d.cur.q[0].rx[2].v[Q_STAT(RX_BYTES)]);
+	EXPECT_EQ(1, d.cur.q[0].base.v[Q_STAT(RX_PACKETS)]);
+	/* skipped: the last read's, and no line */
+	ASSERT_EQ(0, feed(&d, queue_msg(2, 1, 3, p2, true)));
+	EXPECT_TRUE(d.cur.q[0].skipped);
+	fflush(out);
+	EXPECT_NE(NULL, strstr(buf, "{\"host\":\"local\",\"ifindex\":5,\"name\":\"nic.queue.rx.packets\",\"queue\":2,\"shape\":\"scalar\",\"time\":0.01,\"value\":0}"));
+	EXPECT_NE(NULL, strstr(buf, "\"queue\":1,\"shape\":\"scalar\",\"time\":0.01,\"value\":5}"));
+	EXPECT_EQ(NULL, strstr(buf, "\"queue\":0,\"shape\":\"scalar\",\"time\":0.02"));
+
+	/* a queue of a netdev that has no queue statistics now */
+	msg = queue_msg(3, -1, 0, NULL, false);
+	nest = nla_nest_start(msg, KSFT_PERFMON_A_SAMPLE_QUEUE);
+	nla_put_u32(msg, KSFT_PERFMON_A_QSTATS_IFINDEX, 5);
+	nla_put_u32(msg, KSFT_PERFMON_A_QSTATS_QUEUE_TYPE,
+		    KSFT_PERFMON_QUEUE_TYPE_RX);
+	nla_put_u32(msg, KSFT_PERFMON_A_QSTATS_QUEUE_ID, 0);
+	nla_nest_end(msg, nest);
+	EXPECT_EQ(-1, feed(&d, msg));
+	EXPECT_STREQ("kernel reports queue 0 of netdev 5, which it does not have",
+		     d.error);
+	drain_free(&d);
+	record_free(&r);
+	fclose(out);
+	free(buf);
+}
+
 TEST_F(rec, malformed_messages)
 {
 	struct cpu_in c[3] = { { 0, true }, { 1, true }, { 2, true } };

@@ -91,6 +91,7 @@ static const char *const session_attr_names[] = {
 	[KSFT_PERFMON_A_SESSION_INTERVAL] = "interval",
 	[KSFT_PERFMON_A_SESSION_RING_SIZE] = "ring-size",
 	[KSFT_PERFMON_A_SESSION_CPU_NET] = "cpu-net",
+	[KSFT_PERFMON_A_SESSION_QUEUES] = "queues",
 };
 
 static const char *const sample_attr_names[] = {
@@ -175,6 +176,7 @@ static struct nla_policy session_policy[KSFT_PERFMON_A_SESSION_MAX + 1] = {
 	[KSFT_PERFMON_A_SESSION_CPUS] = { .type = NLA_U32 },
 	[KSFT_PERFMON_A_SESSION_SAMPLE_SIZE] = { .type = NLA_U32 },
 	[KSFT_PERFMON_A_SESSION_CPU_NET] = { .type = NLA_FLAG },
+	[KSFT_PERFMON_A_SESSION_QUEUES] = { .type = NLA_U32 },
 };
 
 static int session_parse(struct nl_msg *msg, struct session *s)
@@ -202,6 +204,12 @@ static int session_parse(struct nl_msg *msg, struct session *s)
 	s->cost = kpm_nla_get_uint(tb[KSFT_PERFMON_A_SESSION_COST]);
 	s->missed = kpm_nla_get_uint(tb[KSFT_PERFMON_A_SESSION_MISSED]);
 	s->cpu_net = tb[KSFT_PERFMON_A_SESSION_CPU_NET];
+	if (tb[KSFT_PERFMON_A_SESSION_QUEUES])
+		s->queues = nla_get_u32(tb[KSFT_PERFMON_A_SESSION_QUEUES]);
+	s->qstats_skipped =
+		kpm_nla_get_uint(tb[KSFT_PERFMON_A_SESSION_QSTATS_SKIPPED]);
+	if (s->queues > KSFT_PERFMON_QUEUES_MAX)
+		return -EINVAL;
 	nlmsg_for_each_attr(a, nlh, GENL_HDRLEN, rem)
 		if (nla_type(a) == KSFT_PERFMON_A_SESSION_IFINDEX &&
 		    s->ndevs < KSFT_PERFMON_DEVS_MAX)
@@ -216,14 +224,20 @@ static int session_one_cb(struct nl_msg *msg, void *arg)
 	return NL_OK;
 }
 
+/* what a session samples besides CPU times and netdevs */
+struct session_opts {
+	bool cpu_net;		/* the CPUs' network counts */
+	uint32_t queues;	/* queue statistics of this many, or 0 */
+};
+
 /*
- * session-new, with @cpu_net the CPUs' network counts; with
- * @ring_refused, a refusal of the ring (its size over a limit) is not
- * printed, but sets *@ring_refused
+ * session-new; with @ring_refused, a refusal of the ring (its size over
+ * a limit) is not printed, but sets *@ring_refused
  */
 static int session_new(struct kpm_nl *nl, const uint32_t *ifindex,
 		       unsigned int ndevs, uint64_t interval, uint32_t ring,
-		       bool cpu_net, struct session *s, bool *ring_refused)
+		       const struct session_opts *o, struct session *s,
+		       bool *ring_refused)
 {
 	struct nl_msg *msg = msg_new(nl, KSFT_PERFMON_CMD_SESSION_NEW, 0);
 	unsigned int i;
@@ -232,8 +246,10 @@ static int session_new(struct kpm_nl *nl, const uint32_t *ifindex,
 		NLA_PUT_U32(msg, KSFT_PERFMON_A_SESSION_IFINDEX, ifindex[i]);
 	NLA_PUT_U64(msg, KSFT_PERFMON_A_SESSION_INTERVAL, interval);
 	NLA_PUT_U32(msg, KSFT_PERFMON_A_SESSION_RING_SIZE, ring);
-	if (cpu_net)
+	if (o->cpu_net)
 		NLA_PUT_FLAG(msg, KSFT_PERFMON_A_SESSION_CPU_NET);
+	if (o->queues)
+		NLA_PUT_U32(msg, KSFT_PERFMON_A_SESSION_QUEUES, o->queues);
 	return talk_quiet(nl, "session-new", msg, session_attr_names,
 			  ARRAY_SIZE(session_attr_names), session_one_cb, s,
 			  ring_refused ? KSFT_PERFMON_A_SESSION_RING_SIZE : -1,
@@ -351,6 +367,85 @@ static void dev_keys_sort(void)
 	sorted = true;
 }
 
+static int qstat_order[KPM_QSTAT_NR];
+
+static int cmp_qstat(const void *a, const void *b)
+{
+	return strcmp(kpm_qstat_names[*(const int *)a],
+		      kpm_qstat_names[*(const int *)b]);
+}
+
+/* the counters of @qs that the driver reports, by name, in sort_keys order */
+static void queue_stats_json(struct jw *w, const struct queue_stats *qs)
+{
+	static bool sorted;
+	int i;
+
+	if (!sorted) {
+		for (i = 0; i < KPM_QSTAT_NR; i++)
+			qstat_order[i] = i;
+		qsort(qstat_order, KPM_QSTAT_NR, sizeof(int), cmp_qstat);
+		sorted = true;
+	}
+	jw_obj_start(w);
+	for (i = 0; i < KPM_QSTAT_NR; i++) {
+		int k = qstat_order[i];
+
+		if (qs->v[k] == Q_UNSET)
+			continue;
+		jw_key(w, kpm_qstat_names[k]);
+		jw_uint(w, qs->v[k]);
+	}
+	jw_obj_end(w);
+}
+
+/*
+ * The queue statistics of each netdev of @smp: with a read's, its base
+ * statistics, and those of its queues the sample has.
+ */
+static void qstats_json(struct jw *w, const struct session *s,
+			const struct sample *smp)
+{
+	uint32_t d, q;
+
+	jw_arr_start(w);
+	for (d = 0; d < s->ndevs; d++) {
+		const struct dev_qstats *qs = &smp->q[d];
+
+		jw_obj_start(w);
+		if (qs->read) {
+			jw_key(w, "base");
+			queue_stats_json(w, &qs->base);
+		}
+		jw_key(w, "ifindex");
+		jw_uint(w, smp->dev[d].ifindex);
+		jw_key(w, "read");
+		jw_bool(w, qs->read);
+		if (qs->read) {
+			jw_key(w, "rx");
+			jw_arr_start(w);
+			for (q = 0; q < qs->rx_queues && q < s->queues; q++)
+				queue_stats_json(w, &qs->rx[q]);
+			jw_arr_end(w);
+			jw_key(w, "rx_queues");
+			jw_uint(w, qs->rx_queues);
+		}
+		jw_key(w, "skipped");
+		jw_bool(w, qs->skipped);
+		if (qs->read) {
+			jw_key(w, "tx");
+			jw_arr_start(w);
+			for (q = 0; q < qs->tx_queues && q < s->queues; q++)
+				queue_stats_json(w, &qs->tx[q]);
+			jw_arr_end(w);
+			jw_key(w, "tx_queues");
+			jw_uint(w, qs->tx_queues);
+		}
+		jw_obj_end(w);
+	}
+	jw_arr_end(w);
+}
+
 /* One raw sample of session @s as a JSON object, as dump prints it. */
 static void sample_json(struct jw *w, const struct session *s,
 			const struct sample *smp)
@@ -438,6 +533,10 @@ static void sample_json(struct jw *w, const struct session *s,
 		jw_obj_end(w);
 	}
 	jw_arr_end(w);
+	if (smp->q) {
+		jw_key(w, "qstats");
+		qstats_json(w, s, smp);
+	}
 	jw_key(w, "seq");
 	jw_uint(w, smp->seq);
 	jw_key(w, "session");
@@ -513,6 +612,8 @@ static void install_handlers(void)
 #define RING_DEFAULT_MAX	4096
 /* a quarter of what one socket's sessions may hold */
 #define RING_DEFAULT_BYTES	(4 << 20)
+/* record --queues: the queues of each direction a sample holds */
+#define QUEUES_DEFAULT		16
 
 /*
  * record's default ring: 256 samples, or as many as make a quarter of the
@@ -613,7 +714,8 @@ static const char spool_magic[8] = "KPMSPOL1";
 
 struct spool_head {
 	char magic[8];
-	uint32_t sizes[3];	/* of struct session, cpu_stats, dev_stats */
+	/* of struct session, cpu_stats, dev_stats, dev_qstats, queue_stats */
+	uint32_t sizes[5];
 	uint32_t host_len;	/* the host label follows, unterminated */
 	uint32_t metrics;	/* the optional ones, M_BIT()s */
 	uint64_t time_base;
@@ -654,6 +756,8 @@ static void spool_start(FILE *f, const struct session *s, uint32_t metrics,
 	h.sizes[0] = sizeof(struct session);
 	h.sizes[1] = sizeof(struct cpu_stats);
 	h.sizes[2] = sizeof(struct dev_stats);
+	h.sizes[3] = sizeof(struct dev_qstats);
+	h.sizes[4] = sizeof(struct queue_stats);
 	h.host_len = strlen(host);
 	h.metrics = metrics;
 	h.time_base = time_base;
@@ -674,13 +778,40 @@ static void spool_read_head(FILE *f, const char *path,
 	if (h->sizes[0] != sizeof(struct session) ||
 	    h->sizes[1] != sizeof(struct cpu_stats) ||
 	    h->sizes[2] != sizeof(struct dev_stats) ||
+	    h->sizes[3] != sizeof(struct dev_qstats) ||
+	    h->sizes[4] != sizeof(struct queue_stats) ||
+	    h->s.queues > KSFT_PERFMON_QUEUES_MAX ||
+	    (h->metrics & M_QUEUE && !h->s.queues) ||
 	    h->s.ndevs > KSFT_PERFMON_DEVS_MAX || !h->s.cpus ||
 	    h->s.cpus > 65536 || !h->host_len || h->host_len > 1024 ||
-	    h->metrics & ~M_CPU_NET || (h->metrics && !h->s.cpu_net))
+	    h->metrics & ~(M_CPU_NET | M_QUEUE) ||
+	    (h->metrics & M_CPU_NET && !h->s.cpu_net))
 		die("%s: a spool of another build of " PROG, path);
 	*host = calloc(1, h->host_len + 1);
 	if (!*host || fread(*host, 1, h->host_len, f) != h->host_len)
 		die("%s: the spool ends in its head", path);
+}
+
+static bool spool_io(void *p, size_t size, size_t n, FILE *f, bool write)
+{
+	return (write ? fwrite(p, size, n, f) : fread(p, size, n, f)) == n;
+}
+
+/* the queue statistics of @smp, of session @s, to or from spool @f */
+static bool spool_queues(FILE *f, const struct session *s,
+			 const struct sample *smp, bool write)
+{
+	uint32_t d, nq = s->queues;
+
+	for (d = 0; smp->q && d < s->ndevs; d++) {
+		struct dev_qstats *qs = &smp->q[d];
+
+		if (!spool_io(qs, offsetof(struct dev_qstats, rx), 1, f, write) ||
+		    !spool_io(qs->rx, sizeof(*qs->rx), nq, f, write) ||
+		    !spool_io(qs->tx, sizeof(*qs->tx), nq, f, write))
+			return false;
+	}
+	return true;
 }
 
 static void spool_sample(struct drain *d, const struct sample *smp)
@@ -690,7 +821,8 @@ static void spool_sample(struct drain *d, const struct sample *smp)
 	if (fwrite(smp, offsetof(struct sample, cpu), 1, f) != 1 ||
 	    fwrite(&smp->ndevs, sizeof(smp->ndevs), 1, f) != 1 ||
 	    fwrite(smp->dev, sizeof(*smp->dev), smp->ndevs, f) != smp->ndevs ||
-	    fwrite(smp->cpu, sizeof(*smp->cpu), d->s->cpus, f) != d->s->cpus)
+	    fwrite(smp->cpu, sizeof(*smp->cpu), d->s->cpus, f) != d->s->cpus ||
+	    !spool_queues(f, d->s, smp, true))
 		die("cannot spool a sample: %s", strerror(errno));
 }
 
@@ -704,27 +836,25 @@ static void spool_sample(struct drain *d, const struct sample *smp)
 static bool unspool(FILE *f, struct record *r, const struct session *s,
 		    uint64_t *gaps, bool partial)
 {
-	struct cpu_stats *cpu = calloc(s->cpus ? s->cpus : 1, sizeof(*cpu));
 	uint64_t next = 0;
 	struct sample smp;
 	size_t n;
 
-	if (!cpu)
+	if (sample_alloc(&smp, s->cpus) || sample_alloc_queues(&smp, s))
 		die("out of memory");
-	memset(&smp, 0, sizeof(smp));
 	while ((n = fread(&smp, 1, offsetof(struct sample, cpu), f))) {
 		if (n != offsetof(struct sample, cpu) ||
 		    fread(&smp.ndevs, sizeof(smp.ndevs), 1, f) != 1 ||
 		    smp.ndevs > KSFT_PERFMON_DEVS_MAX ||
 		    fread(smp.dev, sizeof(*smp.dev), smp.ndevs, f) != smp.ndevs ||
-		    fread(cpu, sizeof(*cpu), s->cpus, f) != s->cpus) {
+		    fread(smp.cpu, sizeof(*smp.cpu), s->cpus, f) != s->cpus ||
+		    !spool_queues(f, s, &smp, false)) {
 			/* cut short, not cut wrong: at the end of the file */
 			if (!partial || ferror(f) || !feof(f))
 				die("cannot read a spooled sample back");
-			free(cpu);
+			sample_free(&smp);
 			return true;
 		}
-		smp.cpu = cpu;
 		/* a spool of other sizes than its head says reads as nonsense */
 		if (smp.seq < next)
 			die("cannot read a spooled sample back: seq %llu after %llu",
@@ -740,7 +870,7 @@ static bool unspool(FILE *f, struct record *r, const struct session *s,
 	}
 	if (ferror(f))
 		die("cannot read a spooled sample back");
-	free(cpu);
+	sample_free(&smp);
 	return false;
 }
 
@@ -753,9 +883,11 @@ static void print_policies(const struct session *s, uint32_t optional)
 	uint32_t metrics = M_DEFAULT | optional;
 	int m;
 
+	/* the netdevs' metrics only with netdevs */
 	for (m = 0; m < M_NR; m++)
 		if (metrics & M_BIT(m) &&
-		    (m < M_NIC_RX_DROPPED || m > M_NIC_TX_DROPPED || s->ndevs))
+		    (((m < M_NIC_RX_DROPPED || m > M_NIC_TX_DROPPED) &&
+		      m < M_QUEUE_RX_PACKETS) || s->ndevs))
 			if (print_policy(stdout, m))
 				die("internal error: a policy line");
 }
@@ -774,9 +906,21 @@ static bool print_spool(FILE *f, const char *host, uint64_t time_base,
 		return unspool(f, NULL, s, gaps, partial);
 	}
 	print_policies(s, metrics);
-	if (record_init(r, metrics, host, time_base, s->cpus, stdout))
+	if (record_init(r, metrics, host, time_base, s->cpus, stdout) ||
+	    record_init_queues(r, s))
 		die("out of memory");
 	return unspool(f, r, s, gaps, partial);
+}
+
+/* the netdevs whose queue statistics record asked for and never had */
+static void print_no_queues(const struct record *r)
+{
+	uint32_t d;
+
+	for (d = 0; r->qseen && d < r->qdevs; d++)
+		if (!r->qseen[d])
+			printf("# ksft-perfmon: no queue statistics read from netdev %u: its driver has none, it was down, or their lock was always held\n",
+			       r->qifindex[d]);
 }
 
 /* after the last sample: the decreases @r saw, and the output flushed */
@@ -1015,18 +1159,27 @@ static const char record_usage[] =
 "  -m, --metrics LIST    print these metrics too, comma-separated, or\n"
 "                        all of them with \"all\" (repeatable): see\n"
 "                        METRICS below\n"
+"  -Q, --queues N        with nic.queue metrics, the queues of each\n"
+"                        direction of a netdev they cover (default 16,\n"
+"                        at most 64)\n"
 "  -h, --help            this text\n"
 "\n"
 "METRICS, besides the default set (cpu.time.usr, cpu.time.sys,\n"
 "cpu.time.sirq, cpu.utilization, and with netdevs nic.rx.dropped,\n"
-"nic.rx.missed_errors, nic.tx.dropped): per-cpu counts since the start,\n"
-"which the kernel samples only when one of them is asked for:\n"
+"nic.rx.missed_errors, nic.tx.dropped), which the kernel samples only\n"
+"when one of them is asked for. Per-cpu counts since the start:\n"
 "  cpu.softnet.processed  packets into the receive core (softnet_stat)\n"
 "  cpu.softnet.dropped    packets dropped on a full backlog\n"
 "  cpu.softnet.squeezed   NAPI rounds that ran out of budget or time\n"
 "  cpu.softnet.rps        RPS IPIs taken\n"
 "  cpu.softirq.net_rx     NET_RX softirqs run (/proc/softirqs)\n"
 "  cpu.softirq.net_tx     NET_TX softirqs run\n"
+"Counts of each queue of each netdev since the start, scalars labelled\n"
+"with its ifindex and queue, from drivers with queue statistics (the\n"
+"netdev family's qstats-get); \"all\" has them only with netdevs:\n"
+"  nic.queue.rx.packets, nic.queue.rx.bytes, nic.queue.rx.alloc_fail,\n"
+"  nic.queue.rx.hw_drops, nic.queue.tx.packets, nic.queue.tx.bytes,\n"
+"  nic.queue.tx.stop\n"
 "\n"
 "COMMAND runs in a process group of its own. SIGINT, SIGTERM, SIGHUP and\n"
 "SIGQUIT end recording and are passed on to that group; a second one, or\n"
@@ -1041,7 +1194,10 @@ static const char record_usage[] =
 "2 on a usage error; else COMMAND's as a shell gives it (128+N when a\n"
 "signal N ended it) when not 0; else 3 when samples were lost; else 0.\n";
 
-/* --metrics LIST: the optional metrics it names, as M_BIT()s */
+/* --metrics all: every optional metric, the queues' only with netdevs */
+#define M_ALL	(1U << 31)
+
+/* --metrics LIST: the optional metrics it names, as M_BIT()s, or M_ALL */
 static uint32_t parse_metrics(const char *list)
 {
 	const char *p = list, *end;
@@ -1053,7 +1209,7 @@ static uint32_t parse_metrics(const char *list)
 		end = p + strcspn(p, ",");
 		len = end - p;
 		if (len == 3 && !strncmp(p, "all", 3)) {
-			metrics |= M_CPU_NET;
+			metrics |= M_ALL;
 		} else {
 			for (m = M_FIRST_OPTIONAL; m < M_NR; m++)
 				if (strlen(metric_names[m]) == len &&
@@ -1083,10 +1239,13 @@ static int do_record(int argc, char **argv)
 		{ "raw", no_argument, NULL, 'R' },
 		{ "spool", required_argument, NULL, 'S' },
 		{ "metrics", required_argument, NULL, 'm' },
+		{ "queues", required_argument, NULL, 'Q' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
 	uint32_t ifindex[KSFT_PERFMON_DEVS_MAX + 1], metrics = 0;
+	uint32_t queues = QUEUES_DEFAULT;
+	struct session_opts so;
 	uint64_t interval = NSEC_PER_SEC, period, period_max, duration = 0;
 	uint64_t start, end, now;
 	struct command cmd = {};
@@ -1146,6 +1305,13 @@ static int do_record(int argc, char **argv)
 		case 'm':
 			metrics |= parse_metrics(optarg);
 			break;
+		case 'Q':
+			queues = parse_u64("--queues", optarg,
+					   KSFT_PERFMON_QUEUES_MAX);
+			if (!queues)
+				die("--queues: '%s' is not a number from 1 to %u",
+				    optarg, KSFT_PERFMON_QUEUES_MAX);
+			break;
 		case 'h':
 			fputs(record_usage, stdout);
 			return 0;
@@ -1158,6 +1324,12 @@ static int do_record(int argc, char **argv)
 		fprintf(stderr, PROG " record: give either --duration or -- COMMAND\n");
 		return EXIT_USAGE;
 	}
+	if (metrics & M_ALL)
+		metrics = M_CPU_NET | (ndevs ? M_QUEUE : 0);
+	if (metrics & M_QUEUE && !ndevs)
+		die("--metrics: the nic.queue metrics are of netdevs: give --ifname or --ifindex");
+	so.cpu_net = metrics & M_CPU_NET;
+	so.queues = metrics & M_QUEUE ? queues : 0;
 
 	/* first, while every open descriptor is the caller's */
 	fd = ready_fd();
@@ -1182,7 +1354,7 @@ static int do_record(int argc, char **argv)
 			bool refused = false;
 
 			err = session_new(&nl, ifindex, ndevs, interval, ring,
-					  metrics & M_CPU_NET, &s, &refused);
+					  &so, &s, &refused);
 			if (err && !refused)
 				return EXIT_ERROR;
 			if (err)
@@ -1197,8 +1369,8 @@ static int do_record(int argc, char **argv)
 			err = -1;
 		}
 	}
-	if (err && session_new(&nl, ifindex, ndevs, interval, ring,
-			       metrics & M_CPU_NET, &s, NULL))
+	if (err && session_new(&nl, ifindex, ndevs, interval, ring, &so, &s,
+			       NULL))
 		return EXIT_ERROR;
 	if (session_get(&nl, s.id, &s))
 		return EXIT_ERROR;
@@ -1266,6 +1438,10 @@ static int do_record(int argc, char **argv)
 	if (s.missed)
 		printf("# ksft-perfmon: %llu timer periods missed: the sampler ran a period or more late and took no sample for them\n",
 		       (unsigned long long)s.missed);
+	if (s.qstats_skipped)
+		printf("# ksft-perfmon: %llu reads of queue statistics skipped: their lock (RTNL or the netdev's) was held\n",
+		       (unsigned long long)s.qstats_skipped);
+	print_no_queues(&r);
 	print_end(&r);
 
 	if (err)
@@ -1635,7 +1811,8 @@ static int do_top(int argc, char **argv)
 		100 * NSEC_PER_MSEC;
 
 	kpm_nl_open(&nl);
-	if (session_new(&nl, ifindex, ndevs, interval, 16, false, &s, NULL) ||
+	if (session_new(&nl, ifindex, ndevs, interval, 16,
+			&(struct session_opts){}, &s, NULL) ||
 	    session_get(&nl, s.id, &s))
 		return EXIT_ERROR;
 	if (sample_alloc(&st.latest, s.cpus) || sample_alloc(&prev, s.cpus) ||
@@ -1666,8 +1843,8 @@ static int do_top(int argc, char **argv)
 	}
 	if (session_del(&nl, s.id))
 		return EXIT_ERROR;
-	free(prev.cpu);
-	free(st.latest.cpu);
+	sample_free(&prev);
+	sample_free(&st.latest);
 	drain_free(&d);
 	return 0;
 }

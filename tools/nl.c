@@ -25,6 +25,17 @@ const char *const kpm_dev_stat_names[KPM_DEV_NR_STATS] = {
 	"tx_compressed", "rx_nohandler", "rx_otherhost_dropped",
 };
 
+const char *const kpm_qstat_names[KPM_QSTAT_NR] = {
+	"rx_packets", "rx_bytes", "rx_alloc_fail", "rx_hw_drops",
+	"rx_hw_drop_overruns", "rx_csum_complete", "rx_csum_unnecessary",
+	"rx_csum_none", "rx_csum_bad", "rx_hw_gro_packets", "rx_hw_gro_bytes",
+	"rx_hw_gro_wire_packets", "rx_hw_gro_wire_bytes",
+	"rx_hw_drop_ratelimits", "tx_packets", "tx_bytes", "tx_hw_drops",
+	"tx_hw_drop_errors", "tx_csum_none", "tx_needs_csum",
+	"tx_hw_gso_packets", "tx_hw_gso_bytes", "tx_hw_gso_wire_packets",
+	"tx_hw_gso_wire_bytes", "tx_hw_drop_ratelimits", "tx_stop", "tx_wake",
+};
+
 struct kpm_talk {
 	struct kpm_ack *ack;
 	struct nl_msg *req;	/* to find the attribute extack points at */

@@ -21,13 +21,59 @@ int sample_alloc(struct sample *smp, uint32_t cpus)
 	return smp->cpu ? 0 : -1;
 }
 
+int sample_alloc_queues(struct sample *smp, const struct session *s)
+{
+	struct queue_stats *qmem;
+	uint32_t d, nq = s->queues;
+
+	if (!nq || !s->ndevs)
+		return 0;
+	smp->q = calloc(s->ndevs, sizeof(*smp->q));
+	qmem = calloc((size_t)s->ndevs * 2 * nq, sizeof(*qmem));
+	if (!smp->q || !qmem) {
+		free(qmem);
+		return -1;
+	}
+	smp->qdevs = s->ndevs;
+	smp->nqueues = nq;
+	/* the rx array of the first netdev holds all of them, for free() */
+	for (d = 0; d < s->ndevs; d++) {
+		smp->q[d].rx = qmem + (size_t)d * 2 * nq;
+		smp->q[d].tx = smp->q[d].rx + nq;
+	}
+	return 0;
+}
+
+void sample_free(struct sample *smp)
+{
+	free(smp->cpu);
+	if (smp->q)
+		free(smp->q[0].rx);
+	free(smp->q);
+	smp->cpu = NULL;
+	smp->q = NULL;
+}
+
 void sample_copy(struct sample *dst, const struct sample *src, uint32_t cpus)
 {
+	struct dev_qstats *q = dst->q;
 	struct cpu_stats *cpu = dst->cpu;
+	uint32_t d, nq = src->nqueues;
 
 	*dst = *src;
 	dst->cpu = cpu;
+	dst->q = q;
 	memcpy(dst->cpu, src->cpu, cpus * sizeof(*cpu));
+	/* a copy with no room for them, of a record's base, has none */
+	for (d = 0; src->q && q && d < src->qdevs; d++) {
+		struct queue_stats *rx = q[d].rx, *tx = q[d].tx;
+
+		q[d] = src->q[d];
+		q[d].rx = rx;
+		q[d].tx = tx;
+		memcpy(rx, src->q[d].rx, nq * sizeof(*rx));
+		memcpy(tx, src->q[d].tx, nq * sizeof(*tx));
+	}
 }
 
 static int __attribute__((format(printf, 2, 3)))
@@ -248,6 +294,109 @@ static int parse_dev(struct drain *d, const struct nlattr *nest, bool based)
 	return 0;
 }
 
+/* what a qstats or queue nest says */
+struct qstats_vals {
+	struct queue_stats qs;	/* Q_UNSET where not given */
+	uint32_t ifindex, type, id, rx_queues, tx_queues;
+	bool have_ifindex, have_type, have_id, have_queues, skipped;
+};
+
+static bool qstats_parse(const struct nlattr *nest, struct qstats_vals *qv)
+{
+	const struct nlattr *a;
+	bool ok = true;
+	int rem, type;
+
+	memset(qv, 0, sizeof(*qv));
+	memset(&qv->qs, 0xff, sizeof(qv->qs));
+	attr_for_each_nested(a, nest, rem) {
+		type = a->nla_type & NLA_TYPE_MASK;
+		switch (type) {
+		case KSFT_PERFMON_A_QSTATS_IFINDEX:
+			ok &= qv->have_ifindex = attr_u32(a, &qv->ifindex);
+			break;
+		case KSFT_PERFMON_A_QSTATS_QUEUE_TYPE:
+			ok &= qv->have_type = attr_u32(a, &qv->type);
+			break;
+		case KSFT_PERFMON_A_QSTATS_QUEUE_ID:
+			ok &= qv->have_id = attr_u32(a, &qv->id);
+			break;
+		case KSFT_PERFMON_A_QSTATS_RX_QUEUES:
+			ok &= qv->have_queues = attr_u32(a, &qv->rx_queues);
+			break;
+		case KSFT_PERFMON_A_QSTATS_TX_QUEUES:
+			ok &= attr_u32(a, &qv->tx_queues);
+			break;
+		case KSFT_PERFMON_A_QSTATS_SKIPPED:
+			qv->skipped = true;
+			break;
+		default:
+			if (type >= KSFT_PERFMON_A_QSTATS_RX_PACKETS &&
+			    type <= KSFT_PERFMON_A_QSTATS_MAX)
+				ok &= attr_uint(a, &qv->qs.v[type -
+						KSFT_PERFMON_A_QSTATS_RX_PACKETS]);
+		}
+	}
+	return ok && qv->have_ifindex;
+}
+
+/*
+ * A qstats nest, of the next of the session's netdevs: whole. In a sample
+ * of changes, the queues it had in the base keep their counters; those it
+ * did not have start from nothing, as in a whole sample.
+ */
+static int parse_dev_qstats(struct drain *d, const struct nlattr *nest)
+{
+	uint32_t k = d->next_qdev, nq = d->s->queues, q;
+	struct qstats_vals qv;
+	struct dev_qstats *qs;
+	bool was_read;
+
+	if (!qstats_parse(nest, &qv))
+		return drain_error(d, "malformed qstats from the kernel");
+	if (!nq || k >= d->s->ndevs || k >= d->cur.ndevs ||
+	    qv.ifindex != d->cur.dev[k].ifindex)
+		return drain_error(d, "kernel reports the queue statistics of netdev %u out of turn",
+				   qv.ifindex);
+	d->next_qdev++;
+	qs = &d->cur.q[k];
+	was_read = d->changes && qs->read;
+	for (q = was_read ? qs->rx_queues : 0; q < nq; q++)
+		memset(&qs->rx[q], 0xff, sizeof(qs->rx[q]));
+	for (q = was_read ? qs->tx_queues : 0; q < nq; q++)
+		memset(&qs->tx[q], 0xff, sizeof(qs->tx[q]));
+	qs->read = qv.have_queues;
+	qs->skipped = qv.skipped;
+	qs->rx_queues = qv.rx_queues;
+	qs->tx_queues = qv.tx_queues;
+	qs->base = qv.qs;
+	return 0;
+}
+
+/* a queue nest, of the netdev of the last qstats nest: whole */
+static int parse_queue(struct drain *d, const struct nlattr *nest)
+{
+	struct qstats_vals qv;
+	struct dev_qstats *qs;
+	bool rx;
+
+	if (!qstats_parse(nest, &qv) || !qv.have_type || !qv.have_id ||
+	    qv.type > KSFT_PERFMON_QUEUE_TYPE_TX)
+		return drain_error(d, "malformed queue from the kernel");
+	if (!d->next_qdev ||
+	    qv.ifindex != d->cur.dev[d->next_qdev - 1].ifindex)
+		return drain_error(d, "kernel reports a queue of netdev %u out of turn",
+				   qv.ifindex);
+	qs = &d->cur.q[d->next_qdev - 1];
+	rx = qv.type == KSFT_PERFMON_QUEUE_TYPE_RX;
+	if (!qs->read || qv.id >= d->s->queues ||
+	    qv.id >= (rx ? qs->rx_queues : qs->tx_queues))
+		return drain_error(d, "kernel reports queue %u of netdev %u, which it does not have",
+				   qv.id, qv.ifindex);
+	(rx ? qs->rx : qs->tx)[qv.id] = qv.qs;
+	return 0;
+}
+
 /* what a part says of its sample, besides its CPUs and netdevs */
 struct part {
 	uint64_t seq, time, cost, delay, base;
@@ -313,6 +462,7 @@ static int sample_start(struct drain *d, const struct part *p)
 	d->changes = p->have_base;
 	d->cur.ndevs = 0;
 	d->next_id = 0;
+	d->next_qdev = 0;
 	d->cur.seq = p->seq;
 	d->cur.time = p->time;
 	d->cur.cost = p->cost;
@@ -359,11 +509,21 @@ int drain_msg(struct drain *d, const struct nlmsghdr *nlh)
 				return -1;
 			cpus = true;
 		}
-		if (type == KSFT_PERFMON_A_SAMPLE_DEV && (start || cpus))
+		if ((type == KSFT_PERFMON_A_SAMPLE_DEV ||
+		     type == KSFT_PERFMON_A_SAMPLE_QSTATS ||
+		     type == KSFT_PERFMON_A_SAMPLE_QUEUE) && (start || cpus))
 			return drain_error(d, "sample %llu: a netdev after its CPUs",
+					   (unsigned long long)seq);
+		if (type == KSFT_PERFMON_A_SAMPLE_DEV && d->next_qdev)
+			return drain_error(d, "sample %llu: a netdev after the queue statistics",
 					   (unsigned long long)seq);
 		if (type == KSFT_PERFMON_A_SAMPLE_DEV &&
 		    parse_dev(d, a, d->changes))
+			return -1;
+		if (type == KSFT_PERFMON_A_SAMPLE_QSTATS &&
+		    parse_dev_qstats(d, a))
+			return -1;
+		if (type == KSFT_PERFMON_A_SAMPLE_QUEUE && parse_queue(d, a))
 			return -1;
 	}
 	d->next_cpu = end;
@@ -374,6 +534,10 @@ int drain_msg(struct drain *d, const struct nlmsghdr *nlh)
 		return drain_error(d, "sample %llu ends after CPU %u of %u and %u of %u netdevs",
 				   (unsigned long long)seq, end, d->s->cpus,
 				   d->cur.ndevs, d->s->ndevs);
+	if (d->s->queues && d->next_qdev != d->s->ndevs)
+		return drain_error(d, "sample %llu ends after the queue statistics of %u of %u netdevs",
+				   (unsigned long long)seq, d->next_qdev,
+				   d->s->ndevs);
 	drain_hand_on(d);
 	return 0;
 }
@@ -385,13 +549,13 @@ int drain_init(struct drain *d, const struct session *s, sample_fn fn,
 	d->s = s;
 	d->fn = fn;
 	d->arg = arg;
-	return sample_alloc(&d->cur, s->cpus);
+	return sample_alloc(&d->cur, s->cpus) ||
+	       sample_alloc_queues(&d->cur, s);
 }
 
 void drain_free(struct drain *d)
 {
-	free(d->cur.cpu);
-	d->cur.cpu = NULL;
+	sample_free(&d->cur);
 }
 
 /* ---- the compatibility metric set (metric-format.md) ------------------ */
@@ -401,6 +565,24 @@ const char *const metric_names[M_NR] = {
 	"nic.rx.dropped", "nic.rx.missed_errors", "nic.tx.dropped",
 	"cpu.softnet.processed", "cpu.softnet.dropped", "cpu.softnet.squeezed",
 	"cpu.softnet.rps", "cpu.softirq.net_rx", "cpu.softirq.net_tx",
+	"nic.queue.rx.packets", "nic.queue.rx.bytes", "nic.queue.rx.alloc_fail",
+	"nic.queue.rx.hw_drops", "nic.queue.tx.packets", "nic.queue.tx.bytes",
+	"nic.queue.tx.stop",
+};
+
+/* the counter of each queue metric, and its display_label */
+static const struct {
+	bool rx;
+	int stat;
+	const char *label;
+} queue_metric[M_QUEUE_NR] = {
+	{ true, Q_STAT(RX_PACKETS), "Packets per second" },
+	{ true, Q_STAT(RX_BYTES), "Bytes per second" },
+	{ true, Q_STAT(RX_ALLOC_FAIL), "Allocation failures per second" },
+	{ true, Q_STAT(RX_HW_DROPS), "Packets per second" },
+	{ false, Q_STAT(TX_PACKETS), "Packets per second" },
+	{ false, Q_STAT(TX_BYTES), "Bytes per second" },
+	{ false, Q_STAT(TX_STOP), "Stops per second" },
 };
 
 /* the display_label of each count of cpu-net */
@@ -449,12 +631,14 @@ int print_policy(FILE *f, enum metric m)
 	} else if (m >= M_SOFTNET_PROCESSED) {
 		/*
 		 * No aggregation: the format's one (busy-core-equivalents)
-		 * counts busy cores, not packets; each CPU is its own series.
-		 * Events a healthy run has few of are summarized as the
-		 * netdevs' drops are.
+		 * counts busy cores, not packets; each CPU is its own series,
+		 * as each queue is. Events a healthy run has few of are
+		 * summarized as the netdevs' drops are.
 		 */
 		jw_key(&w, "display_label");
-		jw_str(&w, cpu_net_labels[m - M_SOFTNET_PROCESSED]);
+		jw_str(&w, m >= M_QUEUE_RX_PACKETS ?
+			   queue_metric[m - M_QUEUE_RX_PACKETS].label :
+			   cpu_net_labels[m - M_SOFTNET_PROCESSED]);
 		jw_key(&w, "display_range");
 		jw_obj_start(&w);
 		jw_key(&w, "min");
@@ -463,7 +647,9 @@ int print_policy(FILE *f, enum metric m)
 		jw_key(&w, "name");
 		jw_str(&w, metric_names[m]);
 		jw_key(&w, "summarize");
-		jw_str(&w, m == M_SOFTNET_DROPPED || m == M_SOFTNET_SQUEEZED ?
+		jw_str(&w, m == M_SOFTNET_DROPPED || m == M_SOFTNET_SQUEEZED ||
+			   m == M_QUEUE_RX_ALLOC_FAIL ||
+			   m == M_QUEUE_RX_HW_DROPS || m == M_QUEUE_TX_STOP ?
 			   "distribution" : "p90");
 		jw_key(&w, "transform");
 		jw_str(&w, "rate");
@@ -537,7 +723,8 @@ void obs_line_start(FILE *f, struct jw *w, const char *host,
 
 static bool metric_per_cpu(enum metric m)
 {
-	return m <= M_CPU_UTIL || m >= M_SOFTNET_PROCESSED;
+	return m <= M_CPU_UTIL ||
+	       (m >= M_SOFTNET_PROCESSED && m < M_QUEUE_RX_PACKETS);
 }
 
 static const char *metric_shape(enum metric m)
@@ -593,7 +780,8 @@ int record_init(struct record *r, uint32_t optional, const char *host,
 	if (sample_alloc(&r->base, cpus) || sample_alloc(&r->prev, cpus))
 		return -1;
 	for (m = 0; m < M_NR; m++) {
-		if (!(metrics & M_BIT(m)))
+		/* a queue's line has labels: written whole each time */
+		if (!(metrics & M_BIT(m)) || m >= M_QUEUE_RX_PACKETS)
 			continue;
 		r->head[m] = obs_head_text(host, m, &r->head_len[m]);
 		if (!r->head[m])
@@ -617,6 +805,11 @@ void record_free(struct record *r)
 		free(r->head[m]);
 		free(r->cpu_last[m]);
 	}
+	free(r->qbase);
+	free(r->qlast);
+	free(r->qhave);
+	free(r->qseen);
+	free(r->qifindex);
 }
 
 static void obs_end(struct record *r, struct jw *w)
@@ -836,6 +1029,72 @@ static void emit_cpu_net(struct record *r, enum metric m,
 	obs_end(r, &w);
 }
 
+/*
+ * Queue metric @m of queue @q of netdev @d (struct dev_qstats @qs): the
+ * counter since the queue was first seen with it, a scalar labelled with
+ * the netdev's ifindex and the queue's id.
+ */
+static void emit_queue(struct record *r, const struct sample *smp,
+		       uint32_t d, const struct dev_qstats *qs, int m,
+		       uint32_t q)
+{
+	int qm = m - M_QUEUE_RX_PACKETS;
+	uint64_t v = (queue_metric[qm].rx ? qs->rx : qs->tx)[q].v[queue_metric[qm].stat];
+	size_t i = ((size_t)d * M_QUEUE_NR + qm) * r->nqueues + q;
+	struct jw w;
+
+	if (v == Q_UNSET)
+		return;
+	if (!r->qhave[i]) {
+		r->qbase[i] = v;
+		r->qhave[i] = true;
+	}
+	jw_init(&w, r->out);
+	fputs("# ktap-metric-json: ", r->out);
+	jw_obj_start(&w);
+	jw_key(&w, "host");
+	jw_str(&w, r->host);
+	jw_key(&w, "ifindex");
+	jw_uint(&w, smp->dev[d].ifindex);
+	jw_key(&w, "name");
+	jw_str(&w, metric_names[m]);
+	jw_key(&w, "queue");
+	jw_uint(&w, q);
+	jw_key(&w, "shape");
+	jw_str(&w, "scalar");
+	jw_key(&w, "time");
+	obs_time(&w, smp->time, r->time_base);
+	jw_uint(&w, never_back(&r->qlast[i], counter_delta(r->qbase[i], v)));
+	obs_end(r, &w);
+}
+
+/*
+ * The queue metrics of a sample: of each netdev whose queue statistics
+ * were read for it (not those of a read skipped for its lock: they are
+ * older than the sample's time), each queue it has, by metric.
+ */
+static void emit_queues(struct record *r, const struct sample *smp)
+{
+	uint32_t d, q, nq;
+	int m;
+
+	for (d = 0; d < r->qdevs && d < smp->qdevs; d++) {
+		const struct dev_qstats *qs = &smp->q[d];
+
+		if (!qs->read || qs->skipped)
+			continue;
+		r->qseen[d] = true;
+		for (m = M_QUEUE_RX_PACKETS; m < M_NR; m++) {
+			if (!(r->metrics & M_BIT(m)))
+				continue;
+			nq = queue_metric[m - M_QUEUE_RX_PACKETS].rx ?
+			     qs->rx_queues : qs->tx_queues;
+			for (q = 0; q < nq && q < r->nqueues; q++)
+				emit_queue(r, smp, d, qs, m, q);
+		}
+	}
+}
+
 void record_sample(struct drain *d, const struct sample *smp)
 {
 	record_add(d->arg, smp, d->s->ndevs);
@@ -857,8 +1116,29 @@ void record_add(struct record *r, const struct sample *smp, bool nics)
 	if (nics)
 		for (m = M_NIC_RX_DROPPED; m <= M_NIC_TX_DROPPED; m++)
 			emit_nic(r, m, smp);
-	for (m = M_FIRST_OPTIONAL; m < M_NR; m++)
+	for (m = M_FIRST_OPTIONAL; m < M_QUEUE_RX_PACKETS; m++)
 		if (r->metrics & M_BIT(m))
 			emit_cpu_net(r, m, smp, cpus);
+	if (r->qhave && smp->q)
+		emit_queues(r, smp);
 	sample_copy(&r->prev, smp, cpus);
+}
+
+int record_init_queues(struct record *r, const struct session *s)
+{
+	size_t n = (size_t)s->ndevs * M_QUEUE_NR * s->queues;
+
+	if (!(r->metrics & M_QUEUE) || !n)
+		return 0;
+	r->qdevs = s->ndevs;
+	r->nqueues = s->queues;
+	r->qbase = calloc(n, sizeof(*r->qbase));
+	r->qlast = calloc(n, sizeof(*r->qlast));
+	r->qhave = calloc(n, sizeof(*r->qhave));
+	r->qseen = calloc(s->ndevs, sizeof(*r->qseen));
+	r->qifindex = calloc(s->ndevs, sizeof(*r->qifindex));
+	if (!r->qbase || !r->qlast || !r->qhave || !r->qseen || !r->qifindex)
+		return -1;
+	memcpy(r->qifindex, s->ifindex, s->ndevs * sizeof(*r->qifindex));
+	return 0;
 }

@@ -33,6 +33,8 @@ struct session {
 	uint64_t cost;
 	uint64_t missed;
 	bool cpu_net;	/* its samples carry the CPUs' network counts */
+	uint32_t queues;	/* queues of each direction a netdev's hold */
+	uint64_t qstats_skipped;
 	uint32_t ndevs;
 	uint32_t ifindex[KSFT_PERFMON_DEVS_MAX];
 };
@@ -61,6 +63,31 @@ struct dev_stats {
 	uint64_t v[KPM_DEV_NR_STATS];
 };
 
+/*
+ * Queue statistics (qstats): the counters of a netdev's base statistics
+ * or of one of its queues, in the order of their attributes; Q_UNSET
+ * where the driver reports none.
+ */
+#define Q_NR_STATS	KPM_QSTAT_NR
+#define Q_STAT(name)	(KSFT_PERFMON_A_QSTATS_ ## name - \
+			 KSFT_PERFMON_A_QSTATS_RX_PACKETS)
+#define Q_UNSET		UINT64_MAX
+
+struct queue_stats {
+	uint64_t v[Q_NR_STATS];
+};
+
+/* a netdev's queue statistics in a sample of a session with queues */
+struct dev_qstats {
+	bool read;		/* the sample has them */
+	bool skipped;		/* its read was skipped: they are older */
+	uint32_t rx_queues;	/* the netdev's queues, of which the sample */
+	uint32_t tx_queues;	/* has the first session.queues */
+	struct queue_stats base;
+	struct queue_stats *rx;	/* [session.queues] */
+	struct queue_stats *tx;
+};
+
 struct sample {
 	uint64_t seq;
 	uint64_t time;
@@ -69,11 +96,21 @@ struct sample {
 	struct cpu_stats *cpu;	/* [session.cpus] */
 	unsigned int ndevs;
 	struct dev_stats dev[KSFT_PERFMON_DEVS_MAX];
+	/* with queues, of each netdev; NULL without */
+	struct dev_qstats *q;	/* [qdevs] */
+	uint32_t qdevs;		/* the session's netdevs */
+	uint32_t nqueues;	/* session.queues */
 };
 
 /* a zeroed sample with room for @cpus CPUs; 0, or -1 when out of memory */
 int sample_alloc(struct sample *smp, uint32_t cpus);
-/* @src into @dst, which has room for @cpus CPUs */
+/*
+ * room in @smp, allocated, for the queue statistics of the netdevs of
+ * session @s, if it has queues; 0, or -1 when out of memory
+ */
+int sample_alloc_queues(struct sample *smp, const struct session *s);
+void sample_free(struct sample *smp);
+/* @src into @dst, which has room for @cpus CPUs and as many queues */
 void sample_copy(struct sample *dst, const struct sample *src, uint32_t cpus);
 
 struct drain;
@@ -93,6 +130,7 @@ struct drain {
 	bool changes;		/* cur is a sample of changes on its base */
 	uint32_t next_cpu;	/* where the next part of cur must start */
 	uint32_t next_id;	/* the lowest CPU id cur may report next */
+	uint32_t next_qdev;	/* the netdev whose qstats come next */
 	struct sample cur;
 	sample_fn fn;
 	void *arg;
@@ -127,6 +165,10 @@ enum metric {
 	/* opt-in (record --metrics): a CPU's network counts, N_* order */
 	M_SOFTNET_PROCESSED, M_SOFTNET_DROPPED, M_SOFTNET_SQUEEZED,
 	M_SOFTNET_RPS, M_SOFTIRQ_NET_RX, M_SOFTIRQ_NET_TX,
+	/* opt-in: a counter of each queue of each netdev */
+	M_QUEUE_RX_PACKETS, M_QUEUE_RX_BYTES, M_QUEUE_RX_ALLOC_FAIL,
+	M_QUEUE_RX_HW_DROPS, M_QUEUE_TX_PACKETS, M_QUEUE_TX_BYTES,
+	M_QUEUE_TX_STOP,
 	M_NR,
 };
 
@@ -134,7 +176,10 @@ enum metric {
 #define M_BIT(m)		(1U << (m))
 /* the metrics record prints by default: metric-format.md's set */
 #define M_DEFAULT		(M_BIT(M_FIRST_OPTIONAL) - 1)
-#define M_CPU_NET		(M_BIT(M_NR) - M_BIT(M_SOFTNET_PROCESSED))
+#define M_CPU_NET		(M_BIT(M_QUEUE_RX_PACKETS) - \
+				 M_BIT(M_SOFTNET_PROCESSED))
+#define M_QUEUE			(M_BIT(M_NR) - M_BIT(M_QUEUE_RX_PACKETS))
+#define M_QUEUE_NR		(M_NR - M_QUEUE_RX_PACKETS)
 
 extern const char *const metric_names[M_NR];
 
@@ -167,6 +212,16 @@ struct record {
 	/* each metric's lines up to the key "time", written once */
 	char *head[M_NR];
 	size_t head_len[M_NR];
+	/*
+	 * With queue metrics, of each netdev, metric and queue: the counter
+	 * when the queue was first seen, and the total since then said last
+	 */
+	uint32_t qdevs, nqueues;
+	uint64_t *qbase, *qlast;
+	bool *qhave;
+	/* of each netdev: whether a sample had its queue statistics */
+	bool *qseen;
+	uint32_t *qifindex;
 };
 
 /*
@@ -176,6 +231,11 @@ struct record {
  */
 int record_init(struct record *r, uint32_t optional, const char *host,
 		uint64_t time_base, uint32_t cpus, FILE *out);
+/*
+ * With queue metrics, of the netdevs of session @s, which has queues. 0,
+ * or -1 when out of memory.
+ */
+int record_init_queues(struct record *r, const struct session *s);
 void record_free(struct record *r);
 /* the observations of one sample; @nics: the session has netdevs */
 void record_add(struct record *r, const struct sample *smp, bool nics);
