@@ -494,10 +494,16 @@ def many_names(t):
     rc, _, err, rows = run(ktap(lambda i: 0),
                            baseline=ktap(lambda i: i % 3 - 1))
     t.check(rc == 1, f'exit {rc}: {err[:200]}')
-    t.check(len(rows) == 3 * n, f'{len(rows)} rows')
+    # and one balance of the queues of q, which carried nothing
+    t.check(len(rows) == 3 * n + 1, f'{len(rows)} rows')
     verdicts = ['improved', 'unchanged', 'regressed']
     m, q, x = {}, {}, {}
+    bal = [r['balance'] for r in rows if 'balance' in r]
+    t.check(bal == [dict(cv=None, max_mean=None, queues=n, total=0.0)],
+            f'{bal}')
     for r in rows:
+        if 'balance' in r:
+            continue
         if r['case'] == 'many' and r['metric'] == 'q':
             q[r['labels']['queue']] = r['value']
         elif r['case'] == 'many':
@@ -510,6 +516,45 @@ def many_names(t):
            q.get(i) != i or
            x.get(f'c{i}') != (2 * i, verdicts[i % 3])]
     t.check(not bad, f'{len(bad)} wrong, the first: {bad[:1]}')
+
+
+def queue_balance(t):
+    """a group per metric, host and labels but a numeric queue, of two
+    queues or more, as computed here from each queue's last value less
+    its first"""
+    amounts = {('rx', 'local', 3): [300, 100, 0, 200],
+               ('rx', 'remote', 3): [50, 50],
+               ('rx', 'local', 4): [10, 0]}
+    lines = [policy('rx', transform='rate')]
+    for (m, host, dev), amts in amounts.items():
+        for q, a in enumerate(amts):
+            lines += [obs(m, 0.0, 1000, host, ifindex=dev, queue=q),
+                      obs(m, 2.0, 1000 + a, host, ifindex=dev, queue=q)]
+    # not balances: one queue; a string queue; per-cpu
+    lines += [obs('one', 0.0, 1, queue=0), obs('one', 1.0, 5, queue=0),
+              obs('s', 0.0, 1, queue='0'), obs('s', 0.0, 1, queue='1'),
+              obs('c', 0.0, [1, 2], queue=0), obs('c', 0.0, [1, 2], queue=1),
+              'ok 1 case']
+    rc, out, err, rows = run(lines)
+    got = {(r['metric'], r['host'], r['labels']['ifindex']): r['balance']
+           for r in rows if 'balance' in r}
+    want = {}
+    for k, a in amounts.items():
+        mean = sum(a) / len(a)
+        sd = (sum((x - mean) ** 2 for x in a) / len(a)) ** 0.5
+        want[k] = dict(cv=sd / mean, max_mean=max(a) / mean,
+                       queues=len(a), total=float(sum(a)))
+    t.check(rc == 0 and got.keys() == want.keys() and
+            all(all(abs(got[k][f] - want[k][f]) <= 1e-12 * abs(want[k][f])
+                    for f in want[k]) for k in want),
+            f'exit {rc} {err}: {got} against {want}')
+    with tempfile.NamedTemporaryFile('w', suffix='.ktap') as f:
+        f.write('\n'.join(lines) + '\n')
+        f.flush()
+        out = subprocess.run([TOOL, f.name], capture_output=True,
+                             text=True).stdout
+    t.check('balance of rx{ifindex=3} (local): 4 queues, total 600, cv '
+            '0.7454, max/mean 2\n' in out, out)
 
 
 def wide_arrays_bounded(t):
@@ -799,7 +844,7 @@ TESTS = [rate_over_counter_reset, busy_cores_with_rate,
          busy_cores_without_transform, percentiles_short_series,
          per_cpu_without_aggregation, cases_hosts_and_depth,
          malformed_lines_named, baseline_verdicts, svg_plots, output_errors,
-         labels_key_series, mixed_shapes_refused, many_names,
+         labels_key_series, mixed_shapes_refused, many_names, queue_balance,
          wide_arrays_bounded, json_true_values, svg_names_and_text,
          per_cpu_regression_not_judged, percentiles_as_numpy,
          parser_deviations, names_at_the_edges]

@@ -184,9 +184,13 @@ static void jw_label(struct jw *w, const json_t *v)
 		jw_null(w);
 }
 
-/* the metric's name and its labels but host: name{key="value",key=1} */
-static char *series_name(const struct rp_series *s)
+/*
+ * the metric's name and its labels but host: name{key="value",key=1};
+ * with @no_queue, but queue too
+ */
+static char *series_name(const struct rp_series *s, bool no_queue)
 {
+	bool first = true;
 	size_t i, len;
 	struct jw w;
 	char *name;
@@ -197,13 +201,16 @@ static char *series_name(const struct rp_series *s)
 		abort();
 	fputs(s->metric, f);
 	for (i = 0; i < s->nr_labels; i++) {
-		fputs(i ? "," : "{", f);
+		if (no_queue && !strcmp(s->labels[i].key, "queue"))
+			continue;
+		fputs(first ? "{" : ",", f);
+		first = false;
 		py_json_fputs(s->labels[i].key, f);
 		fputc('=', f);
 		jw_init(&w, f);
 		jw_label(&w, s->labels[i].value);
 	}
-	if (s->nr_labels)
+	if (!first)
 		fputc('}', f);
 	fclose(f);
 	return name;
@@ -213,7 +220,7 @@ static void table_row(const struct rp_case *c, const struct rp_series *s,
 		      const struct verdict_info *vi)
 {
 	const struct rp_policy *p = policy_of(c, s);
-	char *name = series_name(s);
+	char *name = series_name(s, false);
 	struct rp_points pts;
 	size_t col;
 
@@ -285,13 +292,19 @@ static void json_summary(struct jw *w, const struct rp_points *pts,
 	jw_obj_end(w);
 }
 
-/* the labels but host as an object, sorted by key as json.dumps does */
-static void json_labels(struct jw *w, const struct rp_series *s)
+/*
+ * the labels but host (and with @no_queue, but queue) as an object, sorted
+ * by key as json.dumps does
+ */
+static void json_labels(struct jw *w, const struct rp_series *s,
+			bool no_queue)
 {
 	size_t i;
 
 	jw_obj_start(w);
 	for (i = 0; i < s->nr_labels; i++) {
+		if (no_queue && !strcmp(s->labels[i].key, "queue"))
+			continue;
 		jw_key(w, s->labels[i].key);
 		jw_label(w, s->labels[i].value);
 	}
@@ -337,7 +350,7 @@ static void json_series(struct jw *w, const struct rp_case *c,
 	jw_str(w, s->host);
 	if (s->nr_labels) {
 		jw_key(w, "labels");
-		json_labels(w, s);
+		json_labels(w, s, false);
 	}
 	jw_key(w, "metric");
 	jw_str(w, s->metric);
@@ -415,6 +428,76 @@ static bool json_row(const struct rp_run *run, const struct rp_case *c,
 	fprintf(stderr, PROG ": %s: case \"", run->file);
 	message_str(stderr, c->name);
 	fprintf(stderr, "\", series %s: %s%s; row not written\n", s->key,
+		bad ? bad : "a string is not UTF-8",
+		bad ? " is not finite, which JSON cannot hold" : "");
+	return false;
+}
+
+/* a number of a balance: null for none (a mean of 0) */
+static void json_maybe(struct jw *w, double v, const char *name,
+		       const char **bad)
+{
+	if (isnan(v))
+		jw_null(w);
+	else
+		json_num(w, v, name, bad);
+}
+
+/* the balance across queues @b of case @c: a row of the table or --json */
+static bool balance_row(const struct rp_run *run, const struct rp_case *c,
+			const struct rp_balance *b, bool json)
+{
+	const struct rp_series *s = &c->ser[b->first];
+	char *name = series_name(s, true), *row;
+	const char *bad = NULL;
+	struct jw w;
+	size_t len;
+	FILE *f;
+
+	if (!json) {
+		printf("  balance of %s (%s): %zu queues, total %.6g, cv %.4g, max/mean %.4g\n",
+		       name, *s->host ? s->host : "-", b->nr, b->total, b->cv,
+		       b->max_mean);
+		free(name);
+		return true;
+	}
+	free(name);
+	f = open_memstream(&row, &len);
+	if (!f)
+		abort();
+	jw_init(&w, f);
+	jw_obj_start(&w);
+	jw_key(&w, "balance");
+	jw_obj_start(&w);
+	jw_key(&w, "cv");
+	json_maybe(&w, b->cv, "the cv", &bad);
+	jw_key(&w, "max_mean");
+	json_maybe(&w, b->max_mean, "max/mean", &bad);
+	jw_key(&w, "queues");
+	jw_uint(&w, b->nr);
+	jw_key(&w, "total");
+	json_num(&w, b->total, "the total", &bad);
+	jw_obj_end(&w);
+	jw_key(&w, "case");
+	jw_str(&w, c->name);
+	jw_key(&w, "host");
+	jw_str(&w, s->host);
+	jw_key(&w, "labels");
+	json_labels(&w, s, true);
+	jw_key(&w, "metric");
+	jw_str(&w, s->metric);
+	jw_key(&w, "result");
+	jw_str(&w, c->ok ? "ok" : "not ok");
+	jw_obj_end(&w);
+	fclose(f);
+	if (!w.error)
+		printf("%s\n", row);
+	free(row);
+	if (!w.error)
+		return true;
+	fprintf(stderr, PROG ": %s: case \"", run->file);
+	message_str(stderr, c->name);
+	fprintf(stderr, "\", balance of %s: %s%s; row not written\n", s->key,
 		bad ? bad : "a string is not UTF-8",
 		bad ? " is not finite, which JSON cannot hold" : "");
 	return false;
@@ -725,7 +808,7 @@ static void svg_write(FILE *f, const struct rp_case *c,
 		SVG_W, height);
 	fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
 	fprintf(f, "<text x=\"%d\" y=\"16\" font-size=\"14\">", SVG_LEFT);
-	title = series_name(first);
+	title = series_name(first, false);
 	svg_text(f, title);
 	free(title);
 	fputs(" (", f);
@@ -856,6 +939,8 @@ int main(int argc, char **argv)
 	struct rp_run run, base;
 	bool json = false, regressed = false, svg_failed = false;
 	bool json_failed = false;
+	struct rp_balance *bal;
+	size_t nr_bal;
 	int svg_fd;
 	size_t i, j;
 	int c;
@@ -920,6 +1005,10 @@ int main(int argc, char **argv)
 			else
 				table_row(tc, s, &vi);
 		}
+		nr_bal = rp_balances(tc, &bal);
+		for (j = 0; j < nr_bal; j++)
+			json_failed |= !balance_row(&run, tc, &bal[j], json);
+		free(bal);
 		if (svg && svg_case(svg_fd, svg, i + 1, tc))
 			svg_failed = true;
 	}

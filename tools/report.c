@@ -890,3 +890,98 @@ bool rp_stat(const struct rp_points *pts, size_t col, enum rp_stat stat,
 	free(x);
 	return true;
 }
+
+/* @s's amount in a queue balance, as rp_balance says; NAN when none */
+static double queue_amount(const struct rp_series *s)
+{
+	const struct rp_obs *a, *b;
+
+	if (s->per_cpu || !s->nr_obs)
+		return NAN;
+	a = &s->obs[0];
+	b = &s->obs[s->nr_obs - 1];
+	return a->n == 1 && b->n == 1 ? b->v[0] - a->v[0] : NAN;
+}
+
+/*
+ * The group of @s in a queue balance: its metric, host and labels but a
+ * numeric queue, as JSON; NULL when it has no numeric queue label.
+ */
+static char *queue_group(const struct rp_series *s)
+{
+	json_t *g = json_object();
+	bool queue = false;
+	char *text;
+	size_t i;
+
+	if (!g)
+		abort();
+	json_object_set_new(g, "\x01metric", json_string(s->metric));
+	json_object_set_new(g, "\x01host", json_string(s->host));
+	for (i = 0; i < s->nr_labels; i++) {
+		if (!strcmp(s->labels[i].key, "queue") &&
+		    json_is_number((json_t *)s->labels[i].value))
+			queue = true;
+		else
+			json_object_set(g, s->labels[i].key, s->labels[i].value);
+	}
+	text = queue ? json_dumps(g, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+	json_decref(g);
+	return text;
+}
+
+size_t rp_balances(const struct rp_case *c, struct rp_balance **out)
+{
+	char **group = calloc(c->nr_ser ? c->nr_ser : 1, sizeof(*group));
+	struct rp_balance *b = NULL;
+	size_t i, j, nr = 0;
+
+	if (!group)
+		abort();
+	for (i = 0; i < c->nr_ser; i++)
+		group[i] = queue_group(&c->ser[i]);
+	for (i = 0; i < c->nr_ser; i++) {
+		double sum = 0, max = -INFINITY, var = 0, mean, x;
+		size_t n = 0;
+
+		if (!group[i])
+			continue;
+		/* the group's members: this one and those after it */
+		for (j = i; j < c->nr_ser; j++) {
+			if (!group[j] || strcmp(group[j], group[i]))
+				continue;
+			x = queue_amount(&c->ser[j]);
+			if (!isnan(x)) {
+				sum += x;
+				max = fmax(max, x);
+				n++;
+			}
+		}
+		mean = n ? sum / n : NAN;
+		for (j = i; j < c->nr_ser; j++) {
+			if (!group[j] || strcmp(group[j], group[i]))
+				continue;
+			x = queue_amount(&c->ser[j]);
+			if (!isnan(x))
+				var += (x - mean) * (x - mean) / n;
+			if (j != i) {
+				free(group[j]);
+				group[j] = NULL;
+			}
+		}
+		if (n >= 2) {
+			b = xrealloc(b, nr + 1, sizeof(*b));
+			b[nr].first = i;
+			b[nr].nr = n;
+			b[nr].total = sum;
+			b[nr].cv = mean ? sqrt(var) / mean : NAN;
+			b[nr].max_mean = mean ? max / mean : NAN;
+			nr++;
+		}
+		free(group[i]);
+		group[i] = NULL;
+	}
+	free(group);
+	*out = b;
+	return nr;
+}

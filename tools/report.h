@@ -151,6 +151,24 @@ const struct rp_policy *rp_policy_default(void);
 void rp_process(const struct rp_series *s, const struct rp_policy *p,
 		struct rp_points *out);
 void rp_points_free(struct rp_points *pts);
+
+/*
+ * How evenly the queues of a netdev carried a counter in a case: a group
+ * of scalar series of one metric and host that differ only in a numeric
+ * "queue" label, two or more. Each queue's amount is its series' last
+ * value less its first (a counter since the start: what the queue
+ * carried in the case); of those amounts, the coefficient of variation
+ * (population standard deviation over the mean) and the largest over the
+ * mean, NAN when the mean is 0.
+ */
+struct rp_balance {
+	size_t first;		/* the group's first series, for its name */
+	size_t nr;		/* its queues */
+	double total, cv, max_mean;
+};
+
+/* the balances of case @c, malloc()ed into *@out; how many */
+size_t rp_balances(const struct rp_case *c, struct rp_balance **out);
 /*
  * @stat of column @col of @pts (never RP_DISTRIBUTION); false when the
  * column has no value.
