@@ -29,27 +29,22 @@ usage: softnet_test.py
 
 import contextlib
 import json
-import re
-import tempfile
-
 import os
+import re
 import signal
 import socket
-import struct
 import subprocess
 import sys
+import tempfile
 import time
 
-import yaml
-
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import kpm_genl   # noqa: E402
+from kpm_genl import Genl, session_get, session_new   # noqa: E402
 from ktap_metrics import Checks   # noqa: E402
 
-TOP = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..')
 TOOL = os.environ.get('KSFT_PERFMON_NL',
-                      os.path.join(TOP, 'tools', 'ksft-perfmon-nl'))
-SPEC = os.path.join(TOP, 'Documentation', 'netlink', 'specs',
-                    'ksft_perfmon.yaml')
+                      os.path.join(kpm_genl.TOP, 'tools', 'ksft-perfmon-nl'))
 NS = 'kpm-softnet'
 RPS_CPU = 1
 # the cpu-stats attributes and the files' columns they are checked against
@@ -67,114 +62,14 @@ METRIC = {'softnet-processed': 'cpu.softnet.processed',
 DEFAULT = ['cpu.time.usr', 'cpu.time.sys', 'cpu.time.sirq', 'cpu.utilization']
 
 
-def spec_ids():
-    """{set: {attribute: id}}, {operation: id}, as YNL numbers them"""
-    spec = yaml.safe_load(open(SPEC))
-    sets = {}
-    for s in spec['attribute-sets']:
-        n, ids = 0, {}
-        for a in s['attributes']:
-            n = a.get('value', n + 1)
-            ids[a['name']] = n
-        sets[s['name']] = ids
-    ops = {o['name']: i + 1 for i, o in enumerate(spec['operations']['list'])}
-    return sets, ops
-
-
-A, OPS = spec_ids()
-
-
-def attrs(buf):
-    """(type, payload) of the attributes in @buf"""
-    off = 0
-    while off + 4 <= len(buf):
-        alen, atype = struct.unpack_from('=HH', buf, off)
-        yield atype & 0x3fff, buf[off + 4:off + alen]
-        off += (alen + 3) & ~3
-
-
-def uint(b):
-    return struct.unpack('=Q' if len(b) == 8 else '=I', b)[0]
-
-
-class Genl:
-    def __init__(self):
-        self.sock = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 16)
-        self.sock.bind((0, 0))
-        self.seq = 0
-        self.family = 0x10      # GENL_ID_CTRL
-        # CTRL_CMD_GETFAMILY by CTRL_ATTR_FAMILY_NAME: CTRL_ATTR_FAMILY_ID
-        (reply,) = self.request(3, [(2, b'ksft_perfmon\0')])
-        self.family = struct.unpack('=H', dict(attrs(reply))[1][:2])[0]
-
-    def request(self, cmd, req, dump=False):
-        """the payloads of the replies; OSError for an error"""
-        body = b''
-        for typ, data in req:
-            body += struct.pack('=HH', 4 + len(data), typ) + data
-            body += b'\0' * (-len(body) % 4)
-        self.seq += 1
-        flags = 1 | (0x300 if dump else 0)  # NLM_F_REQUEST, NLM_F_DUMP
-        msg = struct.pack('=BBH', cmd, 1, 0) + body
-        self.sock.send(struct.pack('=IHHII', 16 + len(msg), self.family,
-                                   flags, self.seq, 0) + msg)
-        out = []
-        while True:
-            buf, off = self.sock.recv(1 << 20), 0
-            while off < len(buf):
-                length, mtype = struct.unpack_from('=IH', buf, off)
-                if mtype == 2:              # NLMSG_ERROR
-                    err = -struct.unpack_from('=i', buf, off + 16)[0]
-                    if err:
-                        raise OSError(err, os.strerror(err))
-                    return out
-                if mtype == 3:              # NLMSG_DONE
-                    return out
-                out.append(buf[off + 20:off + length])
-                off += (length + 3) & ~3
-            if not dump:
-                return out
-
-
-def session_new(g, interval_ns, ring, cpu_net):
-    s = A['session']
-    req = [(s['interval'], struct.pack('=Q', interval_ns)),
-           (s['ring-size'], struct.pack('=I', ring))]
-    if cpu_net:
-        req.append((s['cpu-net'], b''))
-    (reply,) = g.request(OPS['session-new'], req)
-    return uint(dict(attrs(reply))[s['id']])
-
-
-def session_get(g, sid):
-    s = A['session']
-    (reply,) = g.request(OPS['session-get'], [(s['id'], struct.pack('=I', sid))])
-    names = {v: k for k, v in s.items()}
-    return {names[t]: (True if not p else uint(p) if len(p) in (4, 8) else p)
-            for t, p in attrs(reply) if t in names}
-
-
 def samples(g, sid, times=None):
     """{seq: {cpu id: {attribute: value}}}, whole samples; their times
     (CLOCK_MONOTONIC ns, as time.monotonic_ns()) into @times"""
-    smp, c = A['sample'], A['cpu-stats']
-    names = {v: k for k, v in c.items()}
     out = {}
-    for reply in g.request(OPS['sample-get'],
-                           [(smp['session-id'], struct.pack('=I', sid))],
-                           dump=True):
-        top = list(attrs(reply))
-        seq = next(uint(p) for t, p in top if t == smp['seq'])
-        cpus = out.setdefault(seq, {})
-        for t, p in top:
-            if t == smp['time'] and times is not None:
-                times[seq] = uint(p)
-        for t, p in top:
-            if t != smp['cpu']:
-                continue
-            cpu = {names[ct]: (True if not cp else uint(cp))
-                   for ct, cp in attrs(p) if ct in names}
-            cpus[cpu['id']] = cpu
+    for seq, smp in kpm_genl.samples(g, sid).items():
+        out[seq] = smp['cpu']
+        if times is not None:
+            times[seq] = smp['time']
     return out
 
 
