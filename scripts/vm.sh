@@ -11,12 +11,15 @@
 #
 # usage: vm.sh --kernel VMLINUZ --modules DIR [--smp N] [--mem MB]
 #              [--timeout S] [--boot-timeout S] [--system-map FILE]
-#              [--e1000e N] [--append ARGS] [--share DIR]... [--kvm]
-#              -- COMMAND [ARGS...]
+#              [--e1000e N] [--virtio-net] [--append ARGS] [--share DIR]...
+#              [--kvm] -- COMMAND [ARGS...]
 #
 # --e1000e N gives the guest N emulated Intel 82574L NICs on one QEMU hub
 # (frames from one reach all the others, and nothing else: no host
-# networking); --append adds to the kernel's command line.
+# networking); --virtio-net two virtio-net NICs on a hub of their own,
+# whose driver has queue statistics from 6.10 on (a NIC alone on a hub
+# cannot send: its TX queue stalls); --append adds to the kernel's
+# command line.
 
 set -euo pipefail
 
@@ -26,7 +29,7 @@ usage() {
 }
 
 kernel= modules= smp=2 mem=2048 timeout=900 boot_timeout=480 accel=tcg
-sysmap= e1000e=0 append=
+sysmap= e1000e=0 virtio_net= append=
 shares=()
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -38,6 +41,7 @@ while [ $# -gt 0 ]; do
 	--boot-timeout) boot_timeout=$2; shift 2 ;;
 	--system-map) sysmap=$2; shift 2 ;;
 	--e1000e) e1000e=$2; shift 2 ;;
+	--virtio-net) virtio_net=2; shift ;;
 	--append) append=$2; shift 2 ;;
 	--share) shares+=("$(cd "$2" && pwd)"); shift 2 ;;
 	--kvm) accel=kvm; shift ;;
@@ -176,6 +180,10 @@ done
 for ((i = 0; i < e1000e; i++)); do
 	qemu+=(-netdev "hubport,id=hub$i,hubid=0"
 	       -device "e1000e,netdev=hub$i,mac=52:54:00:00:00:$((10 + i)),romfile=")
+done
+for ((i = 0; i < ${virtio_net:-0}; i++)); do
+	qemu+=(-netdev "hubport,id=vnet$i,hubid=1"
+	       -device "virtio-net-pci,netdev=vnet$i,mac=52:54:00:00:01:$((10 + i)),romfile=")
 done
 
 # A guest that has not finished in time says where it is (vm-where.py)

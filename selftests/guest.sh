@@ -126,6 +126,10 @@ suite_main() {
 	run dump selftests/dump_test
 	# cpu-net's counts against the kernel's files, under forced drops
 	run softnet /usr/bin/python3 selftests/softnet_test.py
+	# queue statistics against qstats-get, and their lock held for 2 s
+	run qstats /usr/bin/python3 selftests/qstats_test.py \
+		"${KPM_MODULE%/*}-lockhold/kpm_lockhold.ko" \
+		${KPM_KSFT:+"$KPM_KSFT/../../.."}
 	run e2e selftests/e2e_two_hosts.sh
 	# the helpers in selftests: the kernel's driver selftest library with
 	# PerfMonitor (veth and netns; netdevsim where the kernel has it), and a

@@ -160,6 +160,12 @@ guest() {	# PREFIX OWN VM.SH-ARGS... -- COMMAND...
 	rm -f "$log"
 }
 
+# the module, and the lock holder of selftests/qstats_test.py beside it
+build_modules() {	# KDIR NAME
+	scripts/kbuild.sh "$1" "$2" &&
+		scripts/kbuild.sh "$1" "$2-lockhold" selftests/lockhold
+}
+
 # one kernel: build the module against it, and sparse; sets kver, image,
 # modules, kdir, mem and timeout for guest(), and env to all of them
 kernel_setup() {	# NAME
@@ -172,7 +178,7 @@ kernel_setup() {	# NAME
 	eval "$env"
 	echo "kernel: $kver"
 	t1=$SECONDS
-	step "$k/build.module_w1_clean" scripts/kbuild.sh "$kdir" "$k" ||
+	step "$k/build.module_w1_clean" build_modules "$kdir" "$k" ||
 		{ result fail "$k/guest"; return 1; }
 	step "$k/check.sparse" scripts/kbuild.sh --sparse "$kdir" "$k"
 	times+=("$k: kernel $((t1 - t0)) s, module and sparse $((SECONDS - t1)) s")
@@ -181,7 +187,8 @@ kernel_setup() {	# NAME
 # the main suite, on the default number of vCPUs, with the 7.3 source
 # shared, wherever KPM_CACHE put it (the guest's /tmp is its own)
 guest_main() {	# NAME
-	guest "$1" "$1" --smp "${KPM_SMP:-4}" ${ksft:+--share "$ksft_src"} -- \
+	guest "$1" "$1" --smp "${KPM_SMP:-4}" --virtio-net \
+		${ksft:+--share "$ksft_src"} -- \
 		selftests/guest.sh "build/$1/ksft_perfmon.ko" ${ksft:+"$ksft"}
 }
 

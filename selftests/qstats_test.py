@@ -1,0 +1,416 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""A session's queue statistics (session-new's queues) on the drivers of
+the guest that have them: netdevsim (7.3's: four queues, linked to a
+peer in a netns) and virtio-net (vm.sh --virtio-net: one queue, a
+second NIC on its hub in a netns as its peer; its driver has queue
+statistics from 6.10 on). Debian's 6.12 has no
+netdevsim: its part is skipped there.
+
+For each, ksft-perfmon-nl record --metrics nic.queue.rx.packets,
+nic.queue.tx.packets runs over UDP that this file sends as its COMMAND
+(to the netdev from the peer for netdevsim, out of it to the peer for
+virtio-net), with --spool, and then:
+
+- the last sample's raw queue statistics (replay --raw) equal what the
+  kernel's own qstats-get (netdev family, through the kernel's YNL CLI)
+  reports once the traffic is over, queue by queue and for the netdev;
+- the queues' counts moved by the datagrams sent, and netdevsim's split
+  is the one its driver reports: all of it on queue 0 (it has no true
+  per-queue counts);
+- each record line is the raw count less the first sample's;
+- ksft-perfmon-report's balance summary of the traffic's metric equals
+  the coefficient of variation and max/mean computed here from the raw
+  samples; netdevsim's, all on one of four queues, is sqrt(3) and 4.
+
+Then a lock holder (selftests/lockhold) holds the lock the sampler takes
+for the netdev for 2 s, while a session samples every 20 ms: the reads
+it finds held are skipped, counted and said in each sample, while its
+samples go on. On 7.3, netdevsim's is its instance lock: RTNL held for
+2 s then skips nothing.
+
+usage: qstats_test.py LOCKHOLD_KO [KERNEL_SOURCE]
+       qstats_test.py --send ADDR N   (record's COMMAND)
+"""
+
+import glob
+import json
+import math
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import kpm_genl   # noqa: E402
+from kpm_genl import Genl, session_del, session_get, session_new  # noqa: E402
+from ktap_metrics import Checks   # noqa: E402
+
+TOOL = os.path.join(kpm_genl.TOP, 'tools', 'ksft-perfmon-nl')
+REPORT = os.path.join(kpm_genl.TOP, 'tools', 'ksft-perfmon-report')
+NS = 'kpm-qstats'
+NSIM_IDS = (7301, 7302)
+QUEUES = 4
+SENT = 2000
+METRICS = {'rx': 'nic.queue.rx.packets', 'tx': 'nic.queue.tx.packets'}
+
+
+def sh(cmd, ns=None):
+    if ns:
+        cmd = f'ip netns exec {ns} sh -c {cmd!r}'
+    return subprocess.run(cmd, shell=True, check=True, capture_output=True,
+                          text=True).stdout
+
+
+def send(addr, n):
+    """@n datagrams to @addr, then a pause: the record's last sample comes
+    after the last one's handling"""
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    for _ in range(n):
+        s.sendto(b'x' * 64, (addr, 9))
+    s.close()
+    time.sleep(0.3)
+
+
+def no_ipv6(ifname, ns=None):
+    """no neighbour discovery, MLD or router solicitation on it"""
+    sh(f'echo 1 > /proc/sys/net/ipv6/conf/{ifname}/disable_ipv6', ns)
+
+
+def nsim_new(dev_id):
+    with open('/sys/bus/netdevsim/new_device', 'w') as f:
+        f.write(f'{dev_id} 1 {QUEUES}')
+    path = f'/sys/bus/netdevsim/devices/netdevsim{dev_id}/net/*'
+    for _ in range(100):
+        names = glob.glob(path)
+        if names:
+            return os.path.basename(names[0])
+        time.sleep(0.05)
+    raise RuntimeError(f'netdevsim{dev_id} has no netdev')
+
+
+def nsim_setup():
+    """the local netdevsim netdev of a pair linked across NS, or None"""
+    if not os.path.exists('/sys/bus/netdevsim'):
+        subprocess.run(['modprobe', '-q', 'netdevsim'])
+    if not os.path.exists('/sys/bus/netdevsim'):
+        return None
+    subprocess.run(['ip', 'netns', 'del', NS], stderr=subprocess.DEVNULL)
+    a, b = (nsim_new(i) for i in NSIM_IDS)
+    sh(f'ip netns add {NS}; ip link set {b} netns {NS}')
+    ia = int(open(f'/sys/class/net/{a}/ifindex').read())
+    ib = int(sh(f'cat /sys/class/net/{b}/ifindex', NS))
+    with open('/proc/self/ns/net') as f0, open(f'/run/netns/{NS}') as f1, \
+            open('/sys/bus/netdevsim/link_device', 'w') as link:
+        link.write(f'{f0.fileno()}:{ia} {f1.fileno()}:{ib}')
+    no_ipv6(a)
+    no_ipv6(b, NS)
+    sh(f'ip link set {a} address 02:00:00:00:00:97; '
+       f'ip addr add 192.0.2.97/30 dev {a}; ip link set {a} up; '
+       f'ip neigh replace 192.0.2.98 lladdr 02:00:00:00:00:98 dev {a} '
+       f'nud permanent')
+    sh(f'ip link set {b} address 02:00:00:00:00:98; '
+       f'ip addr add 192.0.2.98/30 dev {b}; ip link set {b} up; '
+       f'ip neigh replace 192.0.2.97 lladdr 02:00:00:00:00:97 dev {b} '
+       f'nud permanent', NS)
+    return a
+
+
+def nsim_teardown():
+    for i in NSIM_IDS:
+        try:
+            with open('/sys/bus/netdevsim/del_device', 'w') as f:
+                f.write(str(i))
+        except OSError:
+            pass
+    subprocess.run(['ip', 'netns', 'del', NS], stderr=subprocess.DEVNULL)
+
+
+def virtio_setup():
+    """the first of the two virtio-net netdevs on one hub (vm.sh
+    --virtio-net), the second moved into NS as its peer, or None"""
+    subprocess.run(['modprobe', '-q', 'virtio_net'])
+    for _ in range(50):
+        nics = sorted((open(f'/sys/class/net/{n}/address').read(), n)
+                      for n in (d.split('/')[4] for d in
+                                glob.glob('/sys/class/net/*/device/driver')
+                                if os.path.basename(os.readlink(d)) ==
+                                'virtio_net'))
+        if len(nics) == 2:
+            break
+        time.sleep(0.1)
+    else:
+        return None
+    (mac_a, a), (mac_b, b) = ((m.strip(), n) for m, n in nics)
+    subprocess.run(['ip', 'netns', 'del', NS], stderr=subprocess.DEVNULL)
+    sh(f'ip netns add {NS}; ip link set {b} netns {NS}')
+    no_ipv6(a)
+    no_ipv6(b, NS)
+    # the peer first: a NIC whose hub has no port up stalls its TX queue
+    sh(f'ip addr add 192.0.2.102/30 dev {b}; ip link set {b} up; '
+       f'ip neigh replace 192.0.2.101 lladdr {mac_a} dev {b} nud permanent',
+       NS)
+    sh(f'ip addr add 192.0.2.101/30 dev {a}; ip link set {a} up; '
+       f'ip neigh replace 192.0.2.102 lladdr {mac_b} dev {a} nud permanent')
+    return a
+
+
+def virtio_teardown(ifname):
+    """the sender down before its peer goes back"""
+    subprocess.run(['ip', 'link', 'set', ifname, 'down'])
+    subprocess.run(['ip', 'netns', 'del', NS], stderr=subprocess.DEVNULL)
+
+
+def sums(base, rows):
+    """netdev scope as qstats-get adds it up (netdev_nl_stats_add()): each
+    counter of the base statistics, plus the queues' that report it"""
+    out = dict(base)
+    for r in rows:
+        for k in out:
+            out[k] += r.get(k, 0)
+    return out
+
+
+def amounts(raw, direction, base=False):
+    """the packets of @direction per queue, last sample less first; with
+    @base, the base statistics' too, last"""
+    first, last = raw[0]['qstats'][0], raw[-1]['qstats'][0]
+    key = f'{direction}_packets'
+    out = [q[key] - p[key] for p, q in zip(first[direction], last[direction])]
+    if base:
+        out.append(last['base'].get(key, 0) - first['base'].get(key, 0))
+    return out
+
+
+def record_device(c, name, ifname, direction, command, ksrc):
+    ifindex = int(open(f'/sys/class/net/{ifname}/ifindex').read())
+    with tempfile.TemporaryDirectory() as tmp:
+        spool = os.path.join(tmp, 'spool')
+        rec = subprocess.run([TOOL, 'record', '--metrics',
+                              ','.join(METRICS.values()), '--queues',
+                              str(QUEUES), '--interval', '50', '--ifname',
+                              ifname, '--spool', spool, '--', *command],
+                             capture_output=True, text=True)
+        genl_q = genl_dev = None
+        if ksrc:
+            from ynl_cli_test import cli
+            nspec = os.path.join(ksrc, 'Documentation', 'netlink', 'specs',
+                                 'netdev.yaml')
+            _, genl_q, _ = cli(ksrc, 'dump', 'qstats-get',
+                               {'ifindex': ifindex, 'scope': 'queue'},
+                               spec=nspec)
+            _, genl_dev, _ = cli(ksrc, 'dump', 'qstats-get',
+                                 {'ifindex': ifindex}, spec=nspec)
+        rep = subprocess.run([TOOL, 'replay', '--raw', spool],
+                             capture_output=True, text=True)
+        raw = [json.loads(x) for x in rep.stdout.splitlines()
+               if x.startswith('{')]
+        report = subprocess.run([REPORT, '--json'], input=rec.stdout +
+                                f'ok 1 {name}\n', capture_output=True,
+                                text=True)
+    print(f'# {name}: record exited {rec.returncode}, {len(raw)} samples')
+    for line in rec.stdout.splitlines():
+        if line.startswith('# ksft-perfmon'):
+            print(f'# {line}')
+    c.check(rec.returncode == 0 and raw and all(
+        x['qstats'][0]['read'] for x in raw), f'{name}.record_reads_queues',
+        f'{rec.stderr.strip()[:300]}; {raw[-1]["qstats"] if raw else None}')
+    if not raw or not raw[-1]['qstats'][0]['read']:
+        return
+    last = raw[-1]['qstats'][0]
+    print(f'# {name}: last sample: {json.dumps(last)[:600]}')
+
+    # what the kernel's own qstats-get says, queue by queue and for the
+    # netdev, once the traffic is over
+    if genl_q is None:
+        print(f'ok {c.n + 1} qstats.{name}.equal_netdev_genl # SKIP no '
+              'kernel source with the YNL CLI given')
+        c.n += 1
+    else:
+        mine = [({'queue-type': d, 'queue-id': i},
+                 {k.replace('_', '-'): v for k, v in q.items()})
+                for d in ('rx', 'tx') for i, q in enumerate(last[d])]
+        theirs = {(r['queue-type'], r['queue-id']):
+                  {k: v for k, v in r.items()
+                   if k not in ('ifindex', 'queue-type', 'queue-id')}
+                  for r in genl_q or []}
+        bad = [(k['queue-type'], k['queue-id'], v,
+                theirs.get((k['queue-type'], k['queue-id'])))
+               for k, v in mine
+               if theirs.get((k['queue-type'], k['queue-id'])) != v]
+        whole = sums(last['base'], [*last['rx'], *last['tx']])
+        dev = {k.replace('-', '_'): v for k, v in (genl_dev or [{}])[0].items()
+               if k != 'ifindex'}
+        c.check(genl_q and not bad and len(theirs) == len(mine) and
+                dev == whole, f'{name}.equal_netdev_genl',
+                f'(type, id, sampled, qstats-get): {bad[:4]}; netdev '
+                f'{whole} against {dev}')
+
+    # the datagrams sent, in the queues of their direction
+    moved = amounts(raw, direction)
+    print(f'# {name}: {direction} packets per queue over the record: '
+          f'{moved}')
+    # netdevsim counts a netdev's first packet in its base statistics
+    counted = sum(amounts(raw, direction, base=True))
+    c.check(SENT <= counted <= SENT + 20, f'{name}.queues_count_sent',
+            f'{SENT} sent, {counted} counted in the queues and the base: '
+            f'{moved}')
+    if name == 'nsim':
+        # netdevsim reports all of a netdev's packets on queue 0 but one,
+        # which its base statistics hold
+        c.check(len(moved) == QUEUES and moved[0] == sum(moved) and
+                last['base'].get(f'{direction}_packets') == 1,
+                'nsim.driver_split_on_queue_0',
+                f'{moved}, base {last["base"]}')
+
+    # each line the raw count less the first sample's
+    lines = {}
+    for line in rec.stdout.splitlines():
+        if line.startswith('# ktap-metric-json: '):
+            o = json.loads(line.split(': ', 1)[1])
+            if o['name'] in METRICS.values():
+                lines[(o['name'], o['queue'])] = o['value']
+    want = {(METRICS[d], i): v for d in ('rx', 'tx')
+            for i, v in enumerate(amounts(raw, d))}
+    c.check(lines == want, f'{name}.record_lines_are_raw_deltas',
+            f'{lines} against {want}')
+
+    # the balance summary, against one computed here
+    rows = [json.loads(x) for x in report.stdout.splitlines()]
+    bal = [r for r in rows if 'balance' in r and
+           r['metric'] == METRICS[direction]]
+    if len(moved) < 2:
+        c.check(report.returncode == 0 and not bal,
+                f'{name}.no_balance_of_one_queue', f'{bal}')
+        return
+    mean = sum(moved) / len(moved)
+    cv = math.sqrt(sum((x - mean) ** 2 for x in moved) / len(moved)) / mean
+    got = bal[0]['balance'] if bal else {}
+    print(f'# {name}: balance {got}; computed here: cv {cv}, max/mean '
+          f'{max(moved) / mean}')
+    ok = (report.returncode == 0 and len(bal) == 1 and
+          got.get('queues') == len(moved) and
+          got.get('total') == sum(moved) and
+          math.isclose(got.get('cv') or 0, cv, rel_tol=1e-9) and
+          math.isclose(got.get('max_mean') or 0, max(moved) / mean,
+                       rel_tol=1e-9))
+    if name == 'nsim':
+        ok = ok and math.isclose(cv, math.sqrt(3)) and \
+            math.isclose(max(moved) / mean, 4)
+    c.check(ok, f'{name}.balance_summary', f'{report.stderr} {bal}')
+
+
+def beyond_n(c, ifname):
+    """a session of 2 of netdevsim's 4 queues: two queue nests a
+    direction, the netdev's 4 queues said, and base and queues adding up
+    to its rx_packets (netdevsim's stats64 and its queue statistics count
+    the same). netdevsim's queues 2 and 3 count nothing, so what the base
+    gets of them here is 0: the sum is checked, not its parts."""
+    ifindex = int(open(f'/sys/class/net/{ifname}/ifindex').read())
+    g = Genl()
+    sid = session_new(g, 20_000_000, 16, ifindex=[ifindex], queues=2)
+    time.sleep(0.3)
+    got = kpm_genl.samples(g, sid)
+    session_del(g, sid)
+    last = got[max(got)] if got else None
+    qs = last and last['qstats'][0]
+    queues = [q for q in last['queue']] if last else []
+    total = qs and qs.get('rx-packets', 0) + sum(
+        q.get('rx-packets', 0) for q in queues if q['queue-type'] == 0)
+    dev = last and last['dev'][0].get('rx-packets')
+    print(f'# nsim: 2 of 4 queues: {qs}, {len(queues)} queue nests, '
+          f'stats64 rx_packets {dev}')
+    c.check(qs and qs.get('rx-queues') == 4 and len(queues) == 4 and
+            all(q['queue-id'] < 2 for q in queues) and total == dev,
+            'nsim.queues_beyond_n_in_base', f'{total} against {dev}')
+
+
+def hold(c, name, ifname, ko, rtnl):
+    """the lock held for 2 s by @ko during a session of 20 ms; with @rtnl
+    RTNL, which the sampler does not take for an instance-locked netdev"""
+    ifindex = int(open(f'/sys/class/net/{ifname}/ifindex').read())
+    g = Genl()
+    sid = session_new(g, 20_000_000, 1024, ifindex=[ifindex], queues=QUEUES)
+    time.sleep(0.3)
+    before = session_get(g, sid).get('qstats-skipped', 0)
+    t0 = time.monotonic_ns()
+    p = subprocess.run(['insmod', ko, f'ifindex={ifindex}', 'ms=2000'] +
+                       (['rtnl=1'] if rtnl else []), capture_output=True,
+                       text=True)
+    t1 = time.monotonic_ns()
+    time.sleep(0.3)
+    skipped = session_get(g, sid).get('qstats-skipped', 0) - before
+    got = kpm_genl.samples(g, sid)
+    session_del(g, sid)
+    # well inside the hold, which ended when insmod was about to return
+    lo, hi = t1 - 1_700_000_000, t1 - 500_000_000
+    inside = [s for s in got.values() if lo < s['time'] < hi]
+    times = sorted(s['time'] for s in got.values() if t0 <= s['time'] <= t1)
+    gap = max((b - a for a, b in zip(times, times[1:])), default=None)
+    flags = [bool(s['qstats'] and s['qstats'][0].get('skipped'))
+             for s in inside]
+    print(f'# {name}: {"RTNL" if rtnl else "its lock"} held for '
+          f'{(t1 - t0) / 1e9:.2f} s (insmod: {p.stderr.strip()}); '
+          f'{len(inside)} samples in the 1.2 s watched, {sum(flags)} '
+          f'skipped; {skipped} reads skipped; longest gap '
+          f'{gap and gap / 1e6:.0f} ms')
+    held = p.returncode != 0 and 'temporarily' in p.stderr and \
+        t1 - t0 >= 2_000_000_000
+    going = len(inside) >= 10 and gap is not None and gap < 500_000_000 and \
+        all(s['cpu'] for s in inside)
+    if rtnl:
+        c.check(held and going and not any(flags) and not skipped,
+                f'{name}.rtnl_held_reads_go_on',
+                f'held {held}, samples going {going}, skipped {skipped}')
+    else:
+        c.check(held and going and all(flags) and skipped >= len(inside),
+                f'{name}.lock_held_reads_skipped',
+                f'held {held}, samples going {going}, flags {flags}, '
+                f'skipped {skipped}')
+
+
+def main():
+    if len(sys.argv) == 4 and sys.argv[1] == '--send':
+        send(sys.argv[2], int(sys.argv[3]))
+        return 0
+    if len(sys.argv) not in (2, 3):
+        print(__doc__.split('usage: ')[1], file=sys.stderr)
+        return 2
+    ko = sys.argv[1]
+    ksrc = sys.argv[2] if len(sys.argv) == 3 else None
+    print('TAP version 13')
+    c = Checks('qstats')
+    me = [sys.executable, os.path.abspath(__file__), '--send']
+    try:
+        nsim = nsim_setup()
+        if nsim:
+            record_device(c, 'nsim', nsim, 'rx',
+                          ['ip', 'netns', 'exec', NS, *me, '192.0.2.97',
+                           str(SENT)], ksrc)
+            beyond_n(c, nsim)
+            hold(c, 'nsim', nsim, ko, rtnl=False)
+            hold(c, 'nsim', nsim, ko, rtnl=True)
+        else:
+            c.n += 1
+            print(f'ok {c.n} qstats.nsim # SKIP no netdevsim in this kernel')
+    finally:
+        nsim_teardown()
+    virtio = virtio_setup()
+    if virtio:
+        try:
+            record_device(c, 'virtio', virtio, 'tx',
+                          [*me, '192.0.2.102', str(SENT)], ksrc)
+            hold(c, 'virtio', virtio, ko, rtnl=False)
+        finally:
+            virtio_teardown(virtio)
+    else:
+        c.check(False, 'virtio_net', 'no two virtio-net netdevs: vm.sh '
+                '--virtio-net gives the guest them')
+    print(f'1..{c.n}')
+    return 1 if c.failed else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
