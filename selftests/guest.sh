@@ -196,7 +196,7 @@ suite_fuzz() {
 			/sys/kernel/debug/ksft_perfmon/copy_cost &&
 		rmmod ksft_perfmon'
 	step tool.dump_is_sorted_json bash -c '
-		kpm_insmod ifindex=1 interval_ms=20 && sleep 0.2 &&
+		kpm_insmod ifindex=1 interval_ms=50 && sleep 0.2 &&
 		python3 selftests/check_dump.py tools/ksft-perfmon-nl 1 &&
 		rmmod ksft_perfmon'
 	# the kernel's YNL CLI (7.3's, of the same source tree) on our spec alone,
