@@ -108,6 +108,22 @@ kpm_insmod() {
 }
 export -f kpm_insmod
 
+# COMMAND with the module loaded with ARGS, unloaded after it whatever
+# COMMAND's status, so that a failure does not fail the steps after it
+kpm_with() {	# ARGS... -- COMMAND...
+	local args=() rc
+	while [ "$1" != -- ]; do
+		args+=("$1")
+		shift
+	done
+	shift
+	kpm_insmod "${args[@]}" || return
+	"$@"
+	rc=$?
+	rmmod ksft_perfmon || return
+	return "$rc"
+}
+
 # the names of this guest's own results (its kernel's state at the end):
 # the stress, fuzz and minute guests' tests go with the main guest's,
 # their own apart
@@ -184,21 +200,16 @@ suite_fuzz() {
 	run nl_fuzz selftests/nl_fuzz --seed "${KPM_FUZZ_SEED:-1}" --count 100000
 	step module.rmmod_after_fuzz rmmod ksft_perfmon
 	# a load-time session, and rmmod while it samples
-	step module.param_session bash -c '
-		kpm_insmod ifindex=1 interval_ms=10 &&
+	step module.param_session kpm_with ifindex=1 interval_ms=10 -- bash -c '
 		sleep 0.2 &&
-		grep -q "^1 10000000 128 .* 1$" /sys/kernel/debug/ksft_perfmon/sessions &&
-		rmmod ksft_perfmon'
+		grep -q "^1 10000000 128 .* 1$" /sys/kernel/debug/ksft_perfmon/sessions'
 	# the benchmark's file, under KASAN and lockdep too
-	step module.debugfs_copy_cost bash -c '
-		kpm_insmod &&
-		grep -Eq "^passes 32 cpus [0-9]+ sampler_ns [1-9][0-9]* bare_ns [1-9][0-9]* bare_clock_ns [1-9][0-9]*$" \
-			/sys/kernel/debug/ksft_perfmon/copy_cost &&
-		rmmod ksft_perfmon'
-	step tool.dump_is_sorted_json bash -c '
-		kpm_insmod ifindex=1 interval_ms=50 && sleep 0.2 &&
-		python3 selftests/check_dump.py tools/ksft-perfmon-nl 1 &&
-		rmmod ksft_perfmon'
+	step module.debugfs_copy_cost kpm_with -- grep -Eq \
+		"^passes 32 cpus [0-9]+ sampler_ns [1-9][0-9]* bare_ns [1-9][0-9]* bare_clock_ns [1-9][0-9]*$" \
+		/sys/kernel/debug/ksft_perfmon/copy_cost
+	step tool.dump_is_sorted_json kpm_with ifindex=1 interval_ms=50 -- bash -c '
+		sleep 0.2 &&
+		python3 selftests/check_dump.py tools/ksft-perfmon-nl 1'
 	# the kernel's YNL CLI (7.3's, of the same source tree) on our spec alone,
 	# and the tool's -j and -p, on a load-time session
 	if [ -n "$KPM_KSFT" ]; then
