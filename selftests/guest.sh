@@ -84,19 +84,44 @@ step() {
 	took "$name" "$t0" "$b0"
 }
 
+# What every process but the kernel's threads and this script's own waits
+# in, with its kernel stack: printed when a step has run for
+# $step_limit s, so that the log of a CI run tells where it hung.
+hung() {	# NAME
+	local p cmd
+	echo "# $1: still running after $step_limit s; its processes:"
+	for p in /proc/[0-9]*; do
+		cmd=$(tr '\0' ' ' < "$p/cmdline" 2> /dev/null)
+		if [ -z "$cmd" ] || [ "${p#/proc/}" = 1 ]; then
+			continue
+		fi
+		echo "# ${p#/proc/} $(cut -d' ' -f3-4 "$p/stat") $(cat "$p/wchan") $cmd"
+		sed 's/^/#     /' "$p/stack" 2> /dev/null
+	done
+}
+step_limit=${KPM_STEP_LIMIT:-600}
+
 # a program's exit status counts too: one that cannot start reports nothing
-# (named $exit_as.exit_status, when set, rather than NAME.exit_status)
+# (named $exit_as.exit_status, when set, rather than NAME.exit_status);
+# one that runs for longer than $step_limit s is killed, and fails, so
+# that the steps after it still run
 run() {
-	local name=$1 t0=$SECONDS b0
+	local name=$1 t0=$SECONDS b0 dog
 	busy
 	b0=$busy_ticks
 	shift
-	"$@" 2>&1 | results "$name."
+	# a function of this script, exported
+	[ "$(type -t "$1")" = function ] && set -- bash -c '"$@"' bash "$@"
+	(sleep "$step_limit" && hung "$name") &
+	dog=$!
+	timeout -k 10 $((step_limit + 10)) "$@" 2>&1 | results "$name."
 	if [ "${PIPESTATUS[0]}" -eq 0 ]; then
 		echo "KPM-RESULT: pass ${exit_as:-$name}.exit_status"
 	else
 		echo "KPM-RESULT: fail ${exit_as:-$name}.exit_status"
 	fi
+	pkill -P "$dog" sleep
+	wait "$dog" 2> /dev/null
 	took "$name" "$t0" "$b0"
 }
 
@@ -166,6 +191,7 @@ suite_main() {
 		rm -f "$out"
 		return "$rc"
 	}
+	export -f sh_perfmon
 	run sh sh_perfmon
 	# the live view in tmux, its screen checked against a pinned busy loop
 	# and paced UDP on lo
