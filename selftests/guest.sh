@@ -193,6 +193,8 @@ suite_main() {
 	}
 	export -f sh_perfmon
 	run sh sh_perfmon
+	# its remote's record that never starts: stopped, not waited for
+	run sh_slow selftests/sh_slow_remote.sh
 	# the live view in tmux, its screen checked against a pinned busy loop
 	# and paced UDP on lo
 	run top /usr/bin/python3 selftests/top_tmux_test.py

@@ -36,8 +36,10 @@ ok=1
 # the remote's CLOCK_MONOTONIC 1000 s ahead of ours, as another host's is:
 # the helper must line both up
 remote="ip netns exec $R unshare --time --monotonic 1000 sh -c"
+t0=$SECONDS
 perfmon_start -i 250 -m cpu.softnet.processed -l kpm-sa -r "$remote" \
 	-R kpm-sb || ok=0
+echo "# both hosts sampling after $((SECONDS - t0)) s"
 # ... which it is, so that lining the hosts up is tested with an offset:
 # read between two reads of ours, it is that far ahead of one and the other
 before=$("$KSFT_PERFMON_NL" clock)

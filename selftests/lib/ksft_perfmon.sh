@@ -20,7 +20,8 @@
 #	sample. Times are seconds since PERFMON_START_NS (CLOCK_MONOTONIC ns;
 #	default: now), the remote's clock lined up by "ksft-perfmon-nl clock
 #	-- REMOTE_PREFIX ..." to within the time an answer takes to come
-#	back. The tool must be at the same path on the remote.
+#	back. The tool must be at the same path on the remote. A record
+#	not sampling within 10 s fails it, after what it started is stopped.
 # perfmon_metric NAME VALUE [POLICY_JSON]
 #	A test's own observation now, host "local"; POLICY_JSON (as
 #	json.dumps(..., separators=(",", ":"), sort_keys=True) writes it)
@@ -40,14 +41,17 @@ _perfmon_dir=
 _perfmon_remote=
 _perfmon_pids=()
 
-# waits up to 10 s for "ready PID" in READY; prints PID
+# waits up to 10 s for a line "ready PID" in READY, which may have other
+# lines before it (a remote's shell or login may print some); prints PID
 _perfmon_ready() {	# READY ERRORS RECORD_PID
-	local i line
-	for i in $(seq 100); do
-		read -r line < "$1" 2>/dev/null
-		case "$line" in
-		"ready "*) echo "${line#ready }"; return 0 ;;
-		esac
+	local end=$((SECONDS + 10)) line
+	while [ "$SECONDS" -le "$end" ]; do
+		# not there yet when the background job has not opened it
+		while read -r line; do
+			case "$line" in
+			"ready "*) echo "${line#ready }"; return 0 ;;
+			esac
+		done 2>/dev/null < "$1"
 		kill -0 "$3" 2>/dev/null || break
 		sleep 0.1
 	done
@@ -118,8 +122,14 @@ perfmon_stop() {
 	[ -n "$d" ] || { echo "perfmon_stop: not started" >&2; return 1; }
 	[ -n "${_perfmon_pids[0]:-}" ] &&
 		kill -TERM "${_perfmon_pids[0]}" 2>/dev/null
-	[ -s "$d/remote.pid" ] &&
+	if [ -s "$d/remote.pid" ]; then
 		$_perfmon_remote "kill -TERM $(cat "$d/remote.pid")"
+	elif [ -n "${_perfmon_pids[1]:-}" ]; then
+		# a remote record that never said it was ready, which no
+		# kill on the remote reaches: its command here, or the wait
+		# below would wait for it for as long as it records
+		kill -TERM "${_perfmon_pids[1]}" 2>/dev/null
+	fi
 	for i in "${_perfmon_pids[@]}"; do
 		wait "$i"
 		st=$?
