@@ -2,10 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The shell helper (selftests/lib/ksft_perfmon.sh) with a remote whose
-# record does not start within the helper's 10 s: perfmon_start must fail
-# with the helper's message, stop the remote's command rather than wait
-# for it, and leave no record running. Prints KTAP; needs the module
-# loaded and root.
+# record does not start within PERFMON_READY_S (5 s here): perfmon_start
+# must fail with the helper's message, stop the remote's command rather
+# than wait for it, and leave no record running. Prints KTAP; needs the
+# module loaded and root.
 
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -28,7 +28,7 @@ failed=0
 echo "TAP version 13"
 echo "1..2"
 t0=$SECONDS
-err=$(perfmon_start -i 100 -r "$slow" 2>&1 >/dev/null)
+err=$(PERFMON_READY_S=5 perfmon_start -i 100 -r "$slow" 2>&1 >/dev/null)
 rc=$?
 took=$((SECONDS - t0))
 left=$(pgrep -f "$KSFT_PERFMON_NL record" | tr '\n' ' ')

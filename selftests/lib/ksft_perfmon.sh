@@ -21,7 +21,9 @@
 #	default: now), the remote's clock lined up by "ksft-perfmon-nl clock
 #	-- REMOTE_PREFIX ..." to within the time an answer takes to come
 #	back. The tool must be at the same path on the remote. A record
-#	not sampling within 10 s fails it, after what it started is stopped.
+#	not sampling within PERFMON_READY_S s (default 30: a debug kernel
+#	under load starts a remote's in seconds) fails it, after what it
+#	started is stopped.
 # perfmon_metric NAME VALUE [POLICY_JSON]
 #	A test's own observation now, host "local"; POLICY_JSON (as
 #	json.dumps(..., separators=(",", ":"), sort_keys=True) writes it)
@@ -41,10 +43,11 @@ _perfmon_dir=
 _perfmon_remote=
 _perfmon_pids=()
 
-# waits up to 10 s for a line "ready PID" in READY, which may have other
-# lines before it (a remote's shell or login may print some); prints PID
+# waits up to PERFMON_READY_S s for a line "ready PID" in READY, which may
+# have other lines before it (a remote's shell or login may print some);
+# prints PID
 _perfmon_ready() {	# READY ERRORS RECORD_PID
-	local end=$((SECONDS + 10)) line
+	local end=$((SECONDS + ${PERFMON_READY_S:-30})) line
 	while [ "$SECONDS" -le "$end" ]; do
 		# not there yet when the background job has not opened it
 		while read -r line; do
