@@ -23,6 +23,12 @@ virtio-net), with --spool, and then:
   the coefficient of variation and max/mean computed here from the raw
   samples; netdevsim's, all on one of four queues, is sqrt(3) and 4.
 
+ksft-perfmon-nl top --queues shows each queue's rates while the same
+traffic goes: the frames tile the time from top's first sample on, so
+their packets a second times their spans, over the queues, add up to
+what the netdev's sysfs counter moved by around top (within a packet a
+frame, for rates rounded to whole packets).
+
 Then a lock holder (selftests/lockhold) holds the lock the sampler takes
 for the netdev for 2 s, while a session samples every 20 ms: the reads
 it finds held are skipped, counted and said in each sample, while its
@@ -37,6 +43,7 @@ import glob
 import json
 import math
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -302,6 +309,46 @@ def record_device(c, name, ifname, direction, command, ksrc):
     c.check(ok, f'{name}.balance_summary', f'{report.stderr} {bal}')
 
 
+def top_queues(c, name, ifname, direction, command):
+    """top --queues around @command's traffic: its frames' queue rows
+    against the netdev's sysfs counter of @direction"""
+    stat = f'/sys/class/net/{ifname}/statistics/{direction}_packets'
+    before = int(open(stat).read())
+    top = subprocess.Popen([TOOL, 'top', '--interval', '500', '--ifname',
+                            ifname, '--queues', str(QUEUES)],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           text=True)
+    # its first sample, then the traffic, then two samples after it
+    time.sleep(1.5)
+    subprocess.run(command, check=True)
+    time.sleep(1.5)
+    top.terminate()
+    out, err = top.communicate()
+    after = int(open(stat).read())
+    row = re.compile(rf'^{re.escape(ifname)} (\d+) +(\S+) +(\S+) +(\S+) +'
+                     r'(\S+)$')
+    col = 0 if direction == 'rx' else 2
+    frames, packets, queues = 0, 0.0, set()
+    for frame in out.split('ksft_perfmon top: ')[1:]:
+        m = re.search(r' over ([\d.]+) s', frame)
+        rows = [r for r in map(row.match, frame.splitlines()) if r]
+        if not m or not rows:
+            continue
+        frames += 1
+        for r in rows:
+            queues.add(int(r.group(1)))
+            packets += float(r.group(2 + col)) * float(m.group(1))
+    moved = after - before
+    nq = len(glob.glob(f'/sys/class/net/{ifname}/queues/{direction}-*'))
+    print(f'# {name}: top over {frames} frames, queues {sorted(queues)}: '
+          f'{packets:.1f} {direction} packets; sysfs moved {moved}')
+    c.check(top.returncode == 0 and frames >= 3 and moved >= SENT and
+            queues == set(range(min(QUEUES, nq))) and
+            abs(packets - moved) <= frames + 1,
+            f'{name}.top_queue_rates_add_up',
+            f'exit {top.returncode} {err.strip()[:200]}')
+
+
 def beyond_n(c, ifname):
     """a session of 2 of netdevsim's 4 queues: two queue nests a
     direction, the netdev's 4 queues said, and base and queues adding up
@@ -389,6 +436,9 @@ def main():
             record_device(c, 'nsim', nsim, 'rx',
                           ['ip', 'netns', 'exec', NS, *me, '192.0.2.97',
                            str(SENT)], ksrc)
+            top_queues(c, 'nsim', nsim, 'rx',
+                       ['ip', 'netns', 'exec', NS, *me, '192.0.2.97',
+                        str(SENT)])
             beyond_n(c, nsim)
             hold(c, 'nsim', nsim, ko, rtnl=False)
             hold(c, 'nsim', nsim, ko, rtnl=True)
@@ -402,6 +452,8 @@ def main():
         try:
             record_device(c, 'virtio', virtio, 'tx',
                           [*me, '192.0.2.102', str(SENT)], ksrc)
+            top_queues(c, 'virtio', virtio, 'tx',
+                       [*me, '192.0.2.102', str(SENT)])
             hold(c, 'virtio', virtio, ko, rtnl=False)
         finally:
             virtio_teardown(virtio)

@@ -654,6 +654,21 @@ static uint64_t parse_u64(const char *opt, const char *s, uint64_t max)
 	return v;
 }
 
+/* record's and top's --queues: 1 to KSFT_PERFMON_QUEUES_MAX */
+static uint32_t parse_queues(const char *s)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || !isdigit((unsigned char)*s) || *end || !v ||
+	    v > KSFT_PERFMON_QUEUES_MAX)
+		die("--queues: '%s' is not a number from 1 to %u", s,
+		    KSFT_PERFMON_QUEUES_MAX);
+	return v;
+}
+
 static double parse_positive(const char *opt, const char *s)
 {
 	char *end;
@@ -1306,11 +1321,7 @@ static int do_record(int argc, char **argv)
 			metrics |= parse_metrics(optarg);
 			break;
 		case 'Q':
-			queues = parse_u64("--queues", optarg,
-					   KSFT_PERFMON_QUEUES_MAX);
-			if (!queues)
-				die("--queues: '%s' is not a number from 1 to %u",
-				    optarg, KSFT_PERFMON_QUEUES_MAX);
+			queues = parse_queues(optarg);
 			break;
 		case 'h':
 			fputs(record_usage, stdout);
@@ -1735,14 +1746,19 @@ static int do_dump(int argc, char **argv)
 static const char top_usage[] =
 "usage: " PROG " top [OPTIONS]\n"
 "\n"
-"A live view from the module: per-CPU utilization and NIC rates,\n"
-"refreshed each interval, like mpstat -P ALL 1. SIGINT or SIGTERM ends it.\n"
+"A live view from the module: per-CPU utilization, per-CPU network\n"
+"counts (softnet's packets, drops, squeezed polls and RPS, and the NET_RX\n"
+"and NET_TX softirqs, a second) and NIC rates, refreshed each interval,\n"
+"like mpstat -P ALL 1. SIGINT or SIGTERM ends it.\n"
 "\n"
 "  -i, --ifname NAME     show netdev NAME (repeatable)\n"
 "  -x, --ifindex N       show the netdev of index N (repeatable)\n"
 "  -I, --interval MS     sampling and refresh interval in ms (default 1000;\n"
 "                        refreshes at most every 100 ms)\n"
 "  -n, --count N         stop after N frames (default: never)\n"
+"  -Q, --queues N        each netdev's queue statistics, of its first N\n"
+"                        queues of each direction (1 to 64), as\n"
+"                        netdev-genl's qstats-get reports them\n"
 "  -h, --help            this text\n";
 
 struct top_state {
@@ -1765,9 +1781,11 @@ static int do_top(int argc, char **argv)
 		{ "ifindex", required_argument, NULL, 'x' },
 		{ "interval", required_argument, NULL, 'I' },
 		{ "count", required_argument, NULL, 'n' },
+		{ "queues", required_argument, NULL, 'Q' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
+	struct session_opts so = { .cpu_net = true };
 	char names[KSFT_PERFMON_DEVS_MAX][IF_NAMESIZE];
 	const char *ifnames[KSFT_PERFMON_DEVS_MAX] = {};
 	uint32_t ifindex[KSFT_PERFMON_DEVS_MAX];
@@ -1781,7 +1799,7 @@ static int do_top(int argc, char **argv)
 	struct drain d;
 	int opt;
 
-	while ((opt = getopt_long(argc, argv, "i:x:I:n:h", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "i:x:I:n:Q:h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'i':
 		case 'x':
@@ -1795,6 +1813,9 @@ static int do_top(int argc, char **argv)
 		case 'n':
 			count = parse_u64("--count", optarg, UINT64_MAX);
 			break;
+		case 'Q':
+			so.queues = parse_queues(optarg);
+			break;
 		case 'h':
 			fputs(top_usage, stdout);
 			return 0;
@@ -1807,15 +1828,19 @@ static int do_top(int argc, char **argv)
 		fputs(top_usage, stderr);
 		return EXIT_USAGE;
 	}
+	if (so.queues && !ndevs)
+		die("--queues: the queues are of netdevs: give --ifname or --ifindex");
 	refresh = interval > 100 * NSEC_PER_MSEC ? interval :
 		100 * NSEC_PER_MSEC;
 
 	kpm_nl_open(&nl);
 	if (session_new(&nl, ifindex, ndevs, interval, 16,
-			&(struct session_opts){}, &s, NULL) ||
+			&so, &s, NULL) ||
 	    session_get(&nl, s.id, &s))
 		return EXIT_ERROR;
 	if (sample_alloc(&st.latest, s.cpus) || sample_alloc(&prev, s.cpus) ||
+	    sample_alloc_queues(&st.latest, &s) ||
+	    sample_alloc_queues(&prev, &s) ||
 	    drain_init(&d, &s, top_keep, &st))
 		die("out of memory");
 	install_handlers();

@@ -3,8 +3,9 @@
  * One frame of "ksft-perfmon-nl top". A CPU's percentages are its kcpustat
  * times' shares of the interval, over user, nice, system, idle, iowait,
  * irq, softirq and steal as /proc/stat's readers add them up; idle
- * includes iowait, busy is the rest. NIC rates are per second of the
- * samples' own times.
+ * includes iowait, busy is the rest. A CPU's network counts (cpu-net:
+ * softnet_data's and the NET_RX/NET_TX softirqs'), NIC rates and, with
+ * --queues, each queue's rates are per second of the samples' own times.
  */
 
 #include <string.h>
@@ -13,6 +14,7 @@
 #include "top.h"
 
 #define BAR_WIDTH	30
+#define NET_COLS	6
 
 /* @b - @a of a counter; a counter that went back counts as no change */
 static uint64_t delta(uint64_t a, uint64_t b)
@@ -67,6 +69,117 @@ static void cpu_row(FILE *f, const char *name, const double pct[P_NR])
 		"##############################", BAR_WIDTH - n, "");
 }
 
+/*
+ * Each online CPU's network counts a second: the packets its softnet
+ * processed, dropped and steered with RPS, the NAPI polls cut short
+ * (squeezed), and its NET_RX and NET_TX softirqs; then their sum.
+ */
+static void cpu_net_rows(FILE *f, const struct session *s,
+			 const struct sample *prev, const struct sample *now,
+			 double secs)
+{
+	static const struct {
+		int n;
+		const char *head;
+	} col[NET_COLS] = {
+		{ N_PROCESSED, "rx pkt/s" }, { N_DROPPED, "drop/s" },
+		{ N_SQUEEZED, "squeeze/s" }, { N_RPS, "rps/s" },
+		{ N_NET_RX, "NET_RX/s" }, { N_NET_TX, "NET_TX/s" },
+	};
+	double r, sum[NET_COLS] = {};
+	unsigned int online = 0;
+	uint32_t c;
+	int i;
+
+	fprintf(f, "\n%-5s", "CPU");
+	for (i = 0; i < NET_COLS; i++)
+		fprintf(f, " %9s", col[i].head);
+	fputc('\n', f);
+	for (c = 0; c < s->cpus; c++) {
+		const struct cpu_stats *a = &prev->cpu[c], *b = &now->cpu[c];
+
+		if (!a->present || !b->present || !a->online || !b->online)
+			continue;
+		online++;
+		fprintf(f, "%-5u", c);
+		for (i = 0; i < NET_COLS; i++) {
+			r = (double)delta(a->net[col[i].n], b->net[col[i].n]) /
+			    secs;
+			sum[i] += r;
+			fprintf(f, " %9.0f", r);
+		}
+		fputc('\n', f);
+	}
+	if (!online)
+		return;
+	fprintf(f, "%-5s", "sum");
+	for (i = 0; i < NET_COLS; i++)
+		fprintf(f, " %9.0f", sum[i]);
+	fputc('\n', f);
+}
+
+static uint32_t min3(uint32_t a, uint32_t b, uint32_t c)
+{
+	uint32_t m = a < b ? a : b;
+
+	return m < c ? m : c;
+}
+
+/* a queue counter a second, or "-" where the driver reports none */
+static void queue_rate(FILE *f, const struct queue_stats *a,
+		       const struct queue_stats *b, int stat, double scale,
+		       const char *fmt)
+{
+	if (a->v[stat] == Q_UNSET || b->v[stat] == Q_UNSET)
+		fprintf(f, " %10s", "-");
+	else
+		fprintf(f, fmt, (double)delta(a->v[stat], b->v[stat]) * scale);
+}
+
+/*
+ * Each queue's rates of netdev @d, as netdev-genl's qstats-get counts
+ * them: up to the session's queues of each direction, a row for the
+ * queues both directions have or either has.
+ */
+static void queue_rows(FILE *f, const char *name, const struct sample *prev,
+		       const struct sample *now, uint32_t d, double secs)
+{
+	const struct dev_qstats *a = &prev->q[d], *b = &now->q[d];
+	uint32_t q, nrx, ntx, n;
+	char row[32];
+
+	if (!a->read || !b->read) {
+		fprintf(f, "%-15s  no queue statistics\n", name);
+		return;
+	}
+	/* the queues both samples hold */
+	nrx = min3(a->rx_queues, b->rx_queues, now->nqueues);
+	ntx = min3(a->tx_queues, b->tx_queues, now->nqueues);
+	n = nrx > ntx ? nrx : ntx;
+	for (q = 0; q < n; q++) {
+		snprintf(row, sizeof(row), "%.15s %u", name, q);
+		fprintf(f, "%-20s", row);
+		if (q < nrx) {
+			queue_rate(f, &a->rx[q], &b->rx[q], Q_STAT(RX_PACKETS),
+				   1 / secs, " %10.0f");
+			queue_rate(f, &a->rx[q], &b->rx[q], Q_STAT(RX_BYTES),
+				   8 / 1e6 / secs, " %10.3f");
+		} else {
+			fprintf(f, " %10s %10s", "", "");
+		}
+		if (q < ntx) {
+			queue_rate(f, &a->tx[q], &b->tx[q], Q_STAT(TX_PACKETS),
+				   1 / secs, " %10.0f");
+			queue_rate(f, &a->tx[q], &b->tx[q], Q_STAT(TX_BYTES),
+				   8 / 1e6 / secs, " %10.3f");
+		}
+		fputc('\n', f);
+	}
+	if (b->skipped)
+		fprintf(f, "%-15s  (the last read skipped: its lock was busy)\n",
+			name);
+}
+
 void top_frame(FILE *f, const struct session *s, const struct sample *prev,
 	       const struct sample *now, const char *const *ifnames)
 {
@@ -101,7 +214,11 @@ void top_frame(FILE *f, const struct session *s, const struct sample *prev,
 			sum[p] /= online;
 		cpu_row(f, "all", sum);
 	}
-	if (!now->ndevs || !secs)
+	if (!secs)
+		return;
+	if (s->cpu_net)
+		cpu_net_rows(f, s, prev, now, secs);
+	if (!now->ndevs)
 		return;
 
 	fprintf(f, "\nNIC              rx pkt/s  rx Mbit/s  rx drop/s");
@@ -125,5 +242,16 @@ void top_frame(FILE *f, const struct session *s, const struct sample *prev,
 			rate(a, b, DEV_STAT(TX_PACKETS), secs),
 			rate(a, b, DEV_STAT(TX_BYTES), secs) * 8 / 1e6,
 			rate(a, b, DEV_STAT(TX_DROPPED), secs));
+	}
+	if (!now->q || !prev->q)
+		return;
+	fprintf(f, "\n%-20s %10s %10s %10s %10s\n", "QUEUE", "rx pkt/s",
+		"rx Mbit/s", "tx pkt/s", "tx Mbit/s");
+	for (i = 0; i < now->ndevs && i < prev->ndevs; i++) {
+		if (ifnames && ifnames[i])
+			snprintf(name, sizeof(name), "%s", ifnames[i]);
+		else
+			snprintf(name, sizeof(name), "%u", now->dev[i].ifindex);
+		queue_rows(f, name, prev, now, i, secs);
 	}
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * One frame of "ksft-perfmon-nl top": per-CPU utilization bars and NIC
- * rates between two samples of a session, as mpstat -P ALL shows them.
+ * One frame of "ksft-perfmon-nl top": per-CPU utilization bars, per-CPU
+ * network counts, NIC rates and queue rates between two samples of a
+ * session, as mpstat -P ALL shows the first.
  */
 #ifndef KPM_TOP_H
 #define KPM_TOP_H
