@@ -10,6 +10,7 @@ usage: record_robustness.py [--kernel] [--except TEST]... [TEST...]
   --except  leave TEST out (repeatable)
 """
 
+import fcntl
 import json
 import os
 import re
@@ -550,6 +551,74 @@ def output_and_ready_fd(t):
             f'COMMAND saw KSFT_READY_FD: exit {rec.returncode}, {err!r}')
 
 
+def write_blocked(proc, seconds=60):
+    """where @proc sleeps once it waits in a write to a full pipe with no
+    signal pending, or when it does not within @seconds. pipe_write's
+    wait (anon_pipe_write's on 7.3) is the one sure sign that the pipe is
+    full: a write that does not fit in what is left of the pipe's last
+    page waits with that page part empty. A signal sent before the call
+    has been taken when this returns: a read of the pipe right after a
+    kill() would otherwise race with the signal's wake-up and let the
+    write go on before it is hit."""
+    where = ''
+    for _ in range(seconds * 100):
+        try:
+            with open(f'/proc/{proc.pid}/status') as f:
+                pending = [int(line.split()[1], 16) for line in f
+                           if line.startswith(('SigPnd:', 'ShdPnd:'))]
+            with open(f'/proc/{proc.pid}/wchan') as f:
+                where = f.read().strip()
+        except (OSError, ValueError):
+            pending, where = [], ''
+        if proc.poll() is not None:
+            break
+        if where.endswith('pipe_write') and pending == [0, 0]:
+            break
+        time.sleep(0.01)
+    return where
+
+
+def stopped_again_while_writing(t):
+    """record stopped, its output a full pipe that its reader drains only
+    later, and stopped again while it waits in write(): the write goes
+    on, the output is whole and record exits 0. A handler without
+    SA_RESTART failed that write with EINTR, which stdio took for an
+    output error: lines lost, "cannot write the output", exit 1."""
+    r, w = os.pipe()
+    size = fcntl.fcntl(w, fcntl.F_SETPIPE_SZ, 4096)
+    ready_r, ready_w = os.pipe()
+    rec = subprocess.Popen([TOOL, 'record', '--raw', '--interval', '10',
+                            '--duration', '3600'],
+                           stdout=w, stderr=subprocess.PIPE, text=True,
+                           pass_fds=(ready_w,),
+                           env=dict(os.environ, KSFT_READY_FD=str(ready_w)))
+    os.close(w)
+    os.close(ready_w)
+    # its handlers are in once it is ready
+    with os.fdopen(ready_r) as f:
+        f.readline()
+    time.sleep(1)
+    rec.send_signal(signal.SIGTERM)
+    # a second of samples is far more than the pipe holds
+    where = write_blocked(rec)
+    t.check(where.endswith('pipe_write'), f'record waits in {where!r}')
+    rec.send_signal(signal.SIGTERM)
+    write_blocked(rec)
+    with os.fdopen(r) as f:
+        out = f.read()
+    err = rec.stderr.read()
+    rec.wait()
+    objs, _, bad = raw_samples.parse(out)
+    seqs = [o['seq'] for o in objs]
+    print(f'# {len(out)} bytes through a pipe of {size}: samples '
+          f'{seqs[:1]}..{seqs[-1:]}, {len(seqs)} in all')
+    t.check(rec.returncode == 0 and not err,
+            f'record exited {rec.returncode}: {err!r}')
+    # a stretch of output lost shows as a gap, or a cut line
+    t.check(len(seqs) > 50 and seqs == list(range(len(seqs))) and not bad,
+            f'a gap in the sequence numbers, or not samples: {bad[:3]}')
+
+
 # what the kernel takes part in, run on every kernel
 def killed_record_replays_from_its_spool(t):
     """record --spool, SIGKILLed mid-run as a harness's timeout would: it
@@ -715,7 +784,8 @@ KERNEL_TESTS = [cpu_hotplug, zero_loss_1khz, tiny_ring_stalled_reader,
 # record as a supervisor and its output: the same on every kernel
 TOOL_TESTS = [stop_reaches_the_command_group, stop_as_soon_as_ready,
               command_that_ignores_sigterm, kernel_error_while_recording,
-              output_and_ready_fd, killed_record_replays_from_its_spool,
+              output_and_ready_fd, stopped_again_while_writing,
+              killed_record_replays_from_its_spool,
               default_ring_at_short_intervals]
 TESTS = KERNEL_TESTS + TOOL_TESTS
 

@@ -7,6 +7,7 @@ measures itself. Needs the module loaded, root, 2 CPUs or more, tmux.
 Prints KTAP.
 """
 
+import fcntl
 import os
 import re
 import socket
@@ -17,6 +18,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from ktap_metrics import Checks   # noqa: E402
+from record_robustness import write_blocked   # noqa: E402
 
 TOOL = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..',
                     'tools', 'ksft-perfmon-nl')
@@ -113,6 +115,37 @@ def gone(timeout=30):
     return True
 
 
+def stopped_while_writing(c):
+    """top whose output is a pipe that fills up, read only once top is
+    stopped: the stop waits for the write, and every frame comes out
+    whole, however many fit in the pipe (top's stop handler had no SA_RESTART: the write failed with
+    EINTR, stdio lost what it held and top exited 1)"""
+    r, w = os.pipe()
+    size = fcntl.fcntl(w, fcntl.F_SETPIPE_SZ, 4096)
+    p = subprocess.Popen([TOOL, 'top', '--interval', '100', '--ifname',
+                          'lo'], stdout=w, stderr=subprocess.PIPE, text=True)
+    os.close(w)
+    where = write_blocked(p)
+    p.terminate()
+    write_blocked(p)
+    with os.fdopen(r) as f:
+        out = f.read()
+    err = p.stderr.read()
+    p.wait()
+    frames = out.split('ksft_perfmon top: ')[1:]
+    whole = [f for f in frames if HEAD.match('ksft_perfmon top: ' + f) and
+             len(LO.findall(f)) == 1 and
+             sum(bool(m and m.group(1) == 'sum')
+                 for m in map(NET_ROW.match, f.splitlines())) == 1]
+    print(f'# {len(out)} bytes through a pipe of {size}, top waiting in '
+          f'{where!r}: {len(whole)} of {len(frames)} frames whole')
+    c.check(where.endswith('pipe_write') and p.returncode == 0 and
+            not err and frames and len(whole) == len(frames) and
+            out.startswith('ksft_perfmon top: '),
+            'stopped_while_writing',
+            f'exit {p.returncode}: {err!r}; output begins {out[:40]!r}')
+
+
 def main():
     print('TAP version 13')
     c = Checks('tmux')
@@ -201,6 +234,7 @@ def main():
             f'{net}; lo rx {v[0]} pkt/s')
     c.check(not alive and f'session {head.group(1) if head else "?"} '
             not in after, 'ctrl_c_ends_it_and_its_session', f'{after}')
+    stopped_while_writing(c)
     print(f'1..{c.n}')
     return 1 if c.failed else 0
 

@@ -590,7 +590,13 @@ static void install_handlers(void)
 	struct sigaction sa = {};
 	size_t i;
 
-	/* no SA_RESTART: a signal cuts the sleep between drains short */
+	/*
+	 * A signal always cuts the sleep between drains short, restart or
+	 * not (nanosleep(2) is never restarted); SA_RESTART keeps it from
+	 * failing a write to a full pipe with EINTR, which stdio would take
+	 * for an output error and lose what it held.
+	 */
+	sa.sa_flags = SA_RESTART;
 	sa.sa_handler = on_stop;
 	stop_signal_set(&sa.sa_mask);	/* one at a time: stop_count++ */
 	for (i = 0; i < ARRAY_SIZE(stop_signals); i++)
@@ -1201,7 +1207,9 @@ static const char record_usage[] =
 "the group still running after --kill-after, sends SIGKILL. An error the\n"
 "kernel reports while recording stops COMMAND the same way; what was\n"
 "recorded is still printed, with a diagnostic line. record exits only\n"
-"once COMMAND is reaped. With KSFT_READY_FD set to an open descriptor,\n"
+"once COMMAND is reaped, and its output written: a write to a full pipe\n"
+"waits for the reader, whatever the signals. With KSFT_READY_FD set to an\n"
+"open descriptor,\n"
 "\"ready PID\" is written to it once the kernel samples (the kernel\n"
 "selftests' bkg(ksft_ready=True) convention); COMMAND does not see the\n"
 "variable.\n"
@@ -1749,7 +1757,8 @@ static const char top_usage[] =
 "A live view from the module: per-CPU utilization, per-CPU network\n"
 "counts (softnet's packets, drops, squeezed polls and RPS, and the NET_RX\n"
 "and NET_TX softirqs, a second) and NIC rates, refreshed each interval,\n"
-"like mpstat -P ALL 1. SIGINT or SIGTERM ends it.\n"
+"like mpstat -P ALL 1. SIGINT or SIGTERM ends it (after a write to a\n"
+"full pipe, once its reader reads).\n"
 "\n"
 "  -i, --ifname NAME     show netdev NAME (repeatable)\n"
 "  -x, --ifindex N       show the netdev of index N (repeatable)\n"
