@@ -314,16 +314,20 @@ def top_queues(c, name, ifname, direction, command):
     against the netdev's sysfs counter of @direction"""
     stat = f'/sys/class/net/{ifname}/statistics/{direction}_packets'
     before = int(open(stat).read())
-    top = subprocess.Popen([TOOL, 'top', '--interval', '500', '--ifname',
-                            ifname, '--queues', str(QUEUES)],
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                           text=True)
-    # its first sample, then the traffic, then two samples after it
-    time.sleep(1.5)
-    subprocess.run(command, check=True)
-    time.sleep(1.5)
-    top.terminate()
-    out, err = top.communicate()
+    # a file, not a pipe read only at the end: a top that waits to write
+    # misses its session's samples
+    with tempfile.TemporaryFile('w+') as f:
+        top = subprocess.Popen([TOOL, 'top', '--interval', '500',
+                                '--ifname', ifname, '--queues', str(QUEUES)],
+                               stdout=f, stderr=subprocess.PIPE, text=True)
+        # its first sample, then the traffic, then two samples after it
+        time.sleep(1.5)
+        subprocess.run(command, check=True)
+        time.sleep(1.5)
+        top.terminate()
+        _, err = top.communicate()
+        f.seek(0)
+        out = f.read()
     after = int(open(stat).read())
     row = re.compile(rf'^{re.escape(ifname)} (\d+) +(\S+) +(\S+) +(\S+) +'
                      r'(\S+)$')
