@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * debugfs: ksft_perfmon/sessions lists the sessions, ksft_perfmon/latest
- * prints the newest sample of each, for quick checks with cat;
+ * prints the newest sample of each (with the CPUs' network counts and the
+ * queues' packets where the session has them), for quick checks with cat;
  * ksft_perfmon/copy_cost times the sampler's read of the CPUs against a
  * bare copy of their counters, for make bench.
  */
@@ -16,6 +17,15 @@
 #include "kpm.h"
 
 static struct dentry *kpm_debugfs_dir;
+
+static const char * const kpm_cpu_net_names[KPM_NET_NR_COUNTS] = {
+	[KPM_NET_PROCESSED] = "processed",
+	[KPM_NET_DROPPED] = "dropped",
+	[KPM_NET_TIME_SQUEEZE] = "time_squeeze",
+	[KPM_NET_RECEIVED_RPS] = "received_rps",
+	[KPM_NET_RX_SOFTIRQ] = "net_rx",
+	[KPM_NET_TX_SOFTIRQ] = "net_tx",
+};
 
 static const char * const kpm_cpu_time_names[KPM_CPU_NR_TIMES] = {
 	[KPM_CPU_USER] = "user",
@@ -162,12 +172,52 @@ static void kpm_latest_stop(struct seq_file *m, void *v)
 {
 }
 
+/* a queue counter, "-" where the driver reports none (all ones) */
+static void kpm_latest_counter(struct seq_file *m, char sep, u64 v)
+{
+	if (v == U64_MAX)
+		seq_printf(m, "%c-", sep);
+	else
+		seq_printf(m, "%c%llu", sep, v);
+}
+
+/*
+ * The end of a netdev's line: its queues' packets, each queue's in
+ * order, when the session has queues.
+ */
+static void kpm_latest_qstats(struct seq_file *m, const struct kpm_sample *smp,
+			      u32 i)
+{
+	const struct kpm_dev_qstats *qs = kpm_sample_qstats(smp, i);
+	u32 q, n;
+
+	if (!qs)
+		return;
+	/* a skipped read keeps the last read's values, if there was one */
+	if (!qs->read) {
+		seq_puts(m, qs->skipped ? " qstats skipped" : " qstats none");
+		return;
+	}
+	seq_printf(m, " qstats%s rx_queues %u tx_queues %u rx_packets",
+		   qs->skipped ? " skipped" : "", qs->rx_queues, qs->tx_queues);
+	n = min(qs->rx_queues, smp->nqueues);
+	for (q = 0; q < n; q++)
+		kpm_latest_counter(m, q ? ',' : ' ',
+				   kpm_qstats_rx(qs, q)->packets);
+	seq_puts(m, " tx_packets");
+	n = min(qs->tx_queues, smp->nqueues);
+	for (q = 0; q < n; q++)
+		kpm_latest_counter(m, q ? ',' : ' ',
+				   kpm_qstats_tx(qs, smp->nqueues, q)->packets);
+}
+
 /* one line of the newest sample of it->id, from the copy; no lock held */
 static int kpm_latest_show(struct seq_file *m, void *v)
 {
 	struct kpm_latest_iter *it = v;
 	const struct kpm_sample *smp = it->smp;
 	const struct kpm_cpu_sample *cs;
+	const struct kpm_cpu_net *cn;
 	u32 line = it->line, t;
 	unsigned int cpu;
 
@@ -188,17 +238,25 @@ static int kpm_latest_show(struct seq_file *m, void *v)
 			seq_printf(m, "  dev %u gone\n", ds->ifindex);
 			return 0;
 		}
-		seq_printf(m, "  dev %u rx_packets %llu tx_packets %llu rx_bytes %llu tx_bytes %llu rx_dropped %llu tx_dropped %llu rx_missed_errors %llu\n",
+		seq_printf(m, "  dev %u rx_packets %llu tx_packets %llu rx_bytes %llu tx_bytes %llu rx_dropped %llu tx_dropped %llu rx_missed_errors %llu",
 			   ds->ifindex, st->rx_packets, st->tx_packets,
 			   st->rx_bytes, st->tx_bytes, st->rx_dropped,
 			   st->tx_dropped, st->rx_missed_errors);
+		kpm_latest_qstats(m, smp, line - 1);
+		seq_putc(m, '\n');
 		return 0;
 	}
 	if (line == smp->ndevs + 1) {
 		seq_puts(m, "  cpu    ");
 		for (t = 0; t < KPM_CPU_NR_TIMES; t++)
 			seq_printf(m, " %s", kpm_cpu_time_names[t]);
-		seq_puts(m, " (ns)\n");
+		seq_puts(m, " (ns)");
+		if (smp->flags & KPM_SAMPLE_CPU_NET) {
+			seq_puts(m, " |");
+			for (t = 0; t < KPM_NET_NR_COUNTS; t++)
+				seq_printf(m, " %s", kpm_cpu_net_names[t]);
+		}
+		seq_putc(m, '\n');
 		return 0;
 	}
 	cpu = line - smp->ndevs - 2;
@@ -208,6 +266,12 @@ static int kpm_latest_show(struct seq_file *m, void *v)
 	seq_printf(m, "  cpu%-4u%s", cpu, cs->online ? "" : " offline");
 	for (t = 0; t < KPM_CPU_NR_TIMES; t++)
 		seq_printf(m, " %llu", cs->time[t]);
+	cn = kpm_sample_cpu_net(smp, cpu);
+	if (cn) {
+		seq_puts(m, " |");
+		for (t = 0; t < KPM_NET_NR_COUNTS; t++)
+			seq_printf(m, " %llu", cn->count[t]);
+	}
 	seq_putc(m, '\n');
 	return 0;
 }

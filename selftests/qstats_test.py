@@ -27,7 +27,9 @@ ksft-perfmon-nl top --queues shows each queue's rates while the same
 traffic goes: the frames tile the time from top's first sample on, so
 their packets a second times their spans, over the queues, add up to
 what the netdev's sysfs counter moved by around top (within a packet a
-frame, for rates rounded to whole packets).
+frame, for rates rounded to whole packets). debugfs's latest of a
+session with cpu-net and queues shows the same queue packets and CPU
+network counts as sample-get's sample of the same seq.
 
 Then a lock holder (selftests/lockhold) holds the lock the sampler takes
 for the netdev for 2 s, while a session samples every 20 ms: the reads
@@ -353,6 +355,50 @@ def top_queues(c, name, ifname, direction, command):
             f'exit {top.returncode} {err.strip()[:200]}')
 
 
+NET_COUNTS = ('softnet-processed', 'softnet-dropped', 'softnet-time-squeeze',
+              'softnet-received-rps', 'softirq-net-rx', 'softirq-net-tx')
+
+
+def debugfs_latest(c, name, ifname):
+    """debugfs's latest of a session with cpu-net and queues: its netdev
+    line's queue packets and its CPU lines' network counts, against the
+    sample of the same seq that sample-get gives"""
+    ifindex = int(open(f'/sys/class/net/{ifname}/ifindex').read())
+    g = Genl()
+    sid = session_new(g, 50_000_000, 64, cpu_net=True, ifindex=[ifindex],
+                      queues=QUEUES)
+    time.sleep(0.5)
+    with open('/sys/kernel/debug/ksft_perfmon/latest') as f:
+        text = f.read()
+    got = kpm_genl.samples(g, sid)
+    session_del(g, sid)
+    m = re.search(rf'^session {sid} seq (\d+) .*\n((?:  .*\n)*)', text, re.M)
+    seq, block = (int(m.group(1)), m.group(2)) if m else (None, '')
+    mine, theirs = {}, {}
+    d = re.search(rf'^  dev {ifindex} .* qstats(?: skipped)? rx_queues \d+ '
+                  r'tx_queues \d+ rx_packets (\S+) tx_packets (\S+)$', block,
+                  re.M)
+    for i, kind in enumerate(('rx', 'tx')):
+        for q, v in enumerate(d.group(1 + i).split(',') if d else []):
+            mine[(kind, q)] = None if v == '-' else int(v)
+    # online CPUs' lines: an offline one's says so before its times
+    for cpu, counts in re.findall(r'^  cpu(\d+) +\d[\d ]*\| ([\d ]+)$',
+                                  block, re.M):
+        mine[int(cpu)] = [int(x) for x in counts.split()]
+    smp = got.get(seq, {'queue': [], 'cpu': {}})
+    for q in smp['queue']:
+        kind = ('rx', 'tx')[q['queue-type']]
+        theirs[(kind, q['queue-id'])] = q.get(f'{kind}-packets')
+    for cpu, st in smp['cpu'].items():
+        if st.get('online'):
+            theirs[cpu] = [st.get(k) for k in NET_COUNTS]
+    print(f'# {name}: debugfs latest, seq {seq}: {len(mine)} queues and '
+          f'CPUs; {d.group(0).strip()[-120:] if d else block[:200]}')
+    c.check(seq in got and d and mine == theirs and
+            any(isinstance(k, int) for k in mine), f'{name}.debugfs_latest',
+            f'debugfs {mine}, sample-get {theirs}')
+
+
 def beyond_n(c, ifname):
     """a session of 2 of netdevsim's 4 queues: two queue nests a
     direction, the netdev's 4 queues said, and base and queues adding up
@@ -443,6 +489,7 @@ def main():
             top_queues(c, 'nsim', nsim, 'rx',
                        ['ip', 'netns', 'exec', NS, *me, '192.0.2.97',
                         str(SENT)])
+            debugfs_latest(c, 'nsim', nsim)
             beyond_n(c, nsim)
             hold(c, 'nsim', nsim, ko, rtnl=False)
             hold(c, 'nsim', nsim, ko, rtnl=True)
@@ -458,6 +505,7 @@ def main():
                           [*me, '192.0.2.102', str(SENT)], ksrc)
             top_queues(c, 'virtio', virtio, 'tx',
                        [*me, '192.0.2.102', str(SENT)])
+            debugfs_latest(c, 'virtio', virtio)
             hold(c, 'virtio', virtio, ko, rtnl=False)
         finally:
             virtio_teardown(virtio)
