@@ -166,7 +166,8 @@ suite_main() {
 	# samples in parts, a reader's buffer, a slow reader, a deleted session
 	run dump selftests/dump_test
 	# cpu-net's counts against the kernel's files, under forced drops
-	run softnet /usr/bin/python3 selftests/softnet_test.py
+	run softnet /usr/bin/python3 selftests/softnet_test.py \
+		"${KPM_MODULE%/*}-nearwrap/kpm_nearwrap.ko"
 	# queue statistics against qstats-get, and their lock held for 2 s
 	run qstats /usr/bin/python3 selftests/qstats_test.py \
 		"${KPM_MODULE%/*}-lockhold/kpm_lockhold.ko" \

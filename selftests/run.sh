@@ -160,10 +160,12 @@ guest() {	# PREFIX OWN VM.SH-ARGS... -- COMMAND...
 	rm -f "$log"
 }
 
-# the module, and the lock holder of selftests/qstats_test.py beside it
+# the module, and the test modules of selftests/qstats_test.py and
+# selftests/softnet_test.py beside it
 build_modules() {	# KDIR NAME
 	scripts/kbuild.sh "$1" "$2" &&
-		scripts/kbuild.sh "$1" "$2-lockhold" selftests/lockhold
+		scripts/kbuild.sh "$1" "$2-lockhold" selftests/lockhold &&
+		scripts/kbuild.sh "$1" "$2-nearwrap" selftests/nearwrap
 }
 
 # one kernel: build the module against it, and sparse; sets kver, image,

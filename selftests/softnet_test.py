@@ -19,10 +19,20 @@ of each CPU must lie between the two. Then `ksft-perfmon-nl record
 --metrics all` records a second flood, run as its COMMAND: what each of
 its per-cpu metrics says the CPUs counted must lie between 0 and what the
 files counted around the whole record, and CPU 1's must add up to the
-datagrams that COMMAND sent. Needs the module loaded, root, and at least
-two CPUs (the main suite's guest has four).
+datagrams that COMMAND sent.
 
-usage: softnet_test.py
+With NEARWRAP.KO (selftests/nearwrap), the extension past 2^32 in the
+kernel: the test module sets every CPU's processed, NET_RX and NET_TX
+counts to 1000 under 2^32, and 20000 datagrams over lo from CPU 0 make
+CPU 0's wrap. Each count of the last sample must be the files' (read
+around it) plus 2^32 where the files' went below what was set, and no
+sample may step back or by 2^31 or more. The counts are set to 0 after
+it, so that the tests after it see counts that have not wrapped.
+
+Needs the module loaded, root, and at least two CPUs (the main suite's
+guest has four).
+
+usage: softnet_test.py [NEARWRAP.KO]
        softnet_test.py --flood SECONDS FILE   (record's COMMAND: writes
                                               the datagrams sent to FILE)
 """
@@ -40,7 +50,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import kpm_genl   # noqa: E402
-from kpm_genl import Genl, session_get, session_new   # noqa: E402
+from kpm_genl import Genl, session_del, session_get, session_new  # noqa: E402
 from ktap_metrics import Checks   # noqa: E402
 
 TOOL = os.environ.get('KSFT_PERFMON_NL',
@@ -60,6 +70,9 @@ METRIC = {'softnet-processed': 'cpu.softnet.processed',
           'softirq-net-rx': 'cpu.softirq.net_rx',
           'softirq-net-tx': 'cpu.softirq.net_tx'}
 DEFAULT = ['cpu.time.usr', 'cpu.time.sys', 'cpu.time.sirq', 'cpu.utilization']
+# what selftests/nearwrap sets: the counts it sets, and what to
+NEAR = 1 << 32
+WRAPPED = ['softnet-processed', 'softirq-net-rx', 'softirq-net-tx']
 
 
 def samples(g, sid, times=None):
@@ -92,6 +105,20 @@ def proc_counts():
                         if cpu in out:
                             out[cpu][k] = int(v)
     return out
+
+
+def around(g, sid, interval):
+    """the files, the session's samples up to one taken after the files'
+    first read (however late the sampler runs), and the files again"""
+    before = proc_counts()
+    t_before = time.monotonic_ns()
+    for _ in range(100):
+        time.sleep(interval / 1e9)
+        times = {}
+        got = samples(g, sid, times)
+        if times and times[max(times)] > t_before:
+            break
+    return before, got, proc_counts()
 
 
 def sh(cmd):
@@ -165,6 +192,79 @@ def steered():
             subprocess.run(['ip', 'netns', 'del', NS])
 
 
+def set_counts(ko, count):
+    """every online CPU's WRAPPED counts to @count; the load's status
+    (the test module refuses to stay loaded: EAGAIN once it has set)"""
+    p = subprocess.run(['insmod', ko, f'count={count}'], capture_output=True,
+                       text=True)
+    return 'Resource temporarily unavailable' in p.stderr, p.stderr.strip()
+
+
+def lo_flood(n):
+    """@n datagrams from CPU 0 to a socket on lo, which reads none: each
+    is received on CPU 0's backlog (lo has no RPS), most in a NET_RX
+    softirq of its own"""
+    os.sched_setaffinity(0, {0})
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as rx, \
+                socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as tx:
+            rx.bind(('127.0.0.1', 0))
+            for _ in range(n):
+                tx.sendto(b'x' * 64, rx.getsockname())
+    finally:
+        os.sched_setaffinity(0, set(range(os.cpu_count())))
+
+
+def near_wrap(c, ko, interval):
+    """the counts set near 2^32 and wrapped on CPU 0 by traffic: the
+    session's 64-bit counts against the files' 32-bit ones"""
+    sh('ip link set lo up')
+    ok, err = set_counts(ko, NEAR - 1000)
+    at_set = proc_counts()
+    g = Genl()
+    sid = session_new(g, interval, 512, True)
+    try:
+        time.sleep(0.1)
+        lo_flood(20000)
+        time.sleep(0.2)
+        before, got, after = around(g, sid, interval)
+    finally:
+        session_del(g, sid)
+        set_counts(ko, 0)
+    seqs = sorted(got)
+    last = got[seqs[-1]] if seqs else {}
+    print(f'# set to 2^32 - 1000: {ok} {err}; CPU 0 at the set '
+          f'{ {k: at_set.get(0, {}).get(k) for k in WRAPPED} }, sampled '
+          f'{ {k: last.get(0, {}).get(k) for k in WRAPPED} }, then the '
+          f'files { {k: after.get(0, {}).get(k) for k in WRAPPED} }')
+    c.check(ok and all(NEAR - 1000 <= v[k] < NEAR for v in at_set.values()
+                       for k in WRAPPED), 'near_wrap_set',
+            f'{err}; {at_set}')
+
+    # a count the files show below what was set has wrapped since; the
+    # session, which began after the set, counts 2^32 more then
+    want = ['softnet-processed']
+    if not backlog_threads():
+        want.append('softirq-net-rx')
+    bad = [(cpu, k, at_set[cpu][k], before[cpu][k], last.get(cpu, {}).get(k),
+            after.get(cpu, {}).get(k))
+           for cpu in before for k in WRAPPED
+           if not before[cpu][k] + NEAR * (after[cpu][k] < at_set[cpu][k]) <=
+           last.get(cpu, {}).get(k, -1) <=
+           after.get(cpu, {}).get(k, -1) + NEAR * (after[cpu][k] <
+                                                   at_set[cpu][k])]
+    c.check(seqs and all(last.get(0, {}).get(k, 0) >= NEAR for k in want)
+            and not bad, 'wrap_extended_past_2_32',
+            f'{want} of CPU 0 should be past 2^32; (cpu, count, set, '
+            f'before, sampled, after): {bad[:6]}')
+    big = [(b, cpu, k) for a, b in zip(seqs, seqs[1:])
+           for cpu in got[b] for k in WRAPPED
+           if not 0 <= got[b][cpu].get(k, 0) -
+           got[a].get(cpu, {}).get(k, 0) < 1 << 31]
+    c.check(len(seqs) >= 2 and not big, 'no_step_across_the_wrap',
+            f'{len(seqs)} samples; {big[:6]}')
+
+
 def record_flood(c):
     """a flood as record --metrics all's COMMAND, its lines against the
     files read around the record and the datagrams sent"""
@@ -224,6 +324,7 @@ def main():
         with open(sys.argv[3], 'w') as f:
             f.write(str(n))
         return 0
+    ko = sys.argv[1] if len(sys.argv) == 2 else None
     print('TAP version 13')
     c = Checks('softnet')
     g = Genl()
@@ -249,17 +350,7 @@ def main():
     print(f'# {sent} datagrams sent from CPU 0, steered to CPU {RPS_CPU}')
 
     time.sleep(0.2)
-    before = proc_counts()
-    t_before = time.monotonic_ns()
-    # the last sample after the files' first read, however late the
-    # sampler runs
-    for _ in range(100):
-        time.sleep(interval / 1e9)
-        times = {}
-        got = samples(g, sid, times)
-        if times and times[max(times)] > t_before:
-            break
-    after = proc_counts()
+    before, got, after = around(g, sid, interval)
     seqs = sorted(got)
     last = got[seqs[-1]] if seqs else {}
 
@@ -322,6 +413,11 @@ def main():
             f'{len(got)} samples, {plain_net[:6]}')
     with steered():
         record_flood(c)
+    if ko:
+        # the sessions above would take the set and the reset for wraps
+        session_del(g, sid)
+        session_del(g, plain)
+        near_wrap(c, ko, interval)
     print(f'1..{c.n}')
     return 1 if c.failed else 0
 
