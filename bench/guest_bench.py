@@ -156,9 +156,9 @@ def cost(cpus):
          read_ns=round(ran / n),
          sample_bytes=size)
 
-    # the sampler's read of the CPUs against a bare copy of their
-    # counters, in the module (debugfs copy_cost): the fastest of three
-    # medians
+    # the sampler's read of the CPUs, without and with their network
+    # counts (cpu-net), against a bare copy of their counters, in the
+    # module (debugfs copy_cost): the fastest of three medians
     reads = []
     for _ in range(3):
         with open(os.path.join(os.path.dirname(SESSIONS), 'copy_cost')) as f:
@@ -167,7 +167,8 @@ def cost(cpus):
     emit('copy', cpus=cpus,
          cpu_read_ns=min(int(r['sampler_ns']) for r in reads),
          bare_ns=min(int(r['bare_ns']) for r in reads),
-         bare_clock_ns=min(int(r['bare_clock_ns']) for r in reads))
+         bare_clock_ns=min(int(r['bare_clock_ns']) for r in reads),
+         cpu_net_read_ns=min(int(r['sampler_net_ns']) for r in reads))
 
     n1, n2 = int(short * 100), int(long * 100)
     cpu = []

@@ -168,12 +168,14 @@ def main():
         write_csv(os.path.join(out, 'copy.csv'), copy)
         print('The sampler against a bare copy of the same counters, in the '
               'same kernel (debugfs copy_cost: of three medians of 32 passes 10 ms apart, the fastest), '
-              'nanoseconds a pass over every CPU; K sampler is the '
+              'nanoseconds a pass over every CPU; cpu-net adds each CPU\'s '
+              'softnet and softirq counts; K sampler is the '
               'session\'s whole sample, with one netdev')
         table(['vCPUs', 'bare copy', 'bare copy + 2 clock reads a CPU',
-               'sampler, CPUs', 'K sampler', 'CPUs/bare', 'K sampler/bare'],
+               'sampler, CPUs', 'sampler, CPUs + cpu-net', 'K sampler',
+               'CPUs/bare', 'K sampler/bare'],
               [[r['cpus'], r['bare_ns'], r.get('bare_clock_ns', '-'),
-                r['cpu_read_ns'],
+                r['cpu_read_ns'], r.get('cpu_net_read_ns', '-'),
                 by[int(r['cpus'])]['K']['sampler_ns']
                 if 'K' in by.get(int(r['cpus']), {}) else '-',
                 f'{float(r["cpu_read_ns"]) / float(r["bare_ns"]):.1f}x'

@@ -3,8 +3,9 @@
  * debugfs: ksft_perfmon/sessions lists the sessions, ksft_perfmon/latest
  * prints the newest sample of each (with the CPUs' network counts and the
  * queues' packets where the session has them), for quick checks with cat;
- * ksft_perfmon/copy_cost times the sampler's read of the CPUs against a
- * bare copy of their counters, for make bench.
+ * ksft_perfmon/copy_cost times the sampler's read of the CPUs, with and
+ * without their network counts, against a bare copy of their counters,
+ * for make bench.
  */
 
 #include <linux/debugfs.h>
@@ -307,6 +308,8 @@ static const struct file_operations kpm_latest_fops = {
 };
 
 #define KPM_COPY_COST_PASSES	32
+/* the sampler's read, the bare copy, with clock reads, and with cpu-net */
+#define KPM_COPY_COST_KINDS	4
 
 static int kpm_cmp_u64(const void *a, const void *b)
 {
@@ -326,7 +329,8 @@ static int kpm_cmp_u64(const void *a, const void *b)
  * no seqcount and no NOHZ idle time, into a buffer of the same size, and
  * of that copy with the two ktime_get() an online CPU's NOHZ idle and
  * iowait time take (get_cpu_idle_time_us() and get_cpu_iowait_time_us()
- * each read the clock); the order of the three turns, so that none
+ * each read the clock), and of the sampler's read with each CPU's network
+ * counts (a cpu-net session's); the order of the four turns, so that none
  * always finds the counters in the cache. Prints the median nanoseconds
  * of each; the bare copy is the floor any reader of these counters pays.
  *
@@ -340,21 +344,23 @@ static int kpm_copy_cost_show(struct seq_file *m, void *v)
 	unsigned int cpu, i, k;
 	int err = 0;
 
-	smp = kvzalloc(kpm_sample_size(0, 0, 0), GFP_KERNEL);
+	/* one buffer for both reads of the sampler, which differ in the flag */
+	smp = kvzalloc(kpm_sample_size(0, KPM_SAMPLE_CPU_NET, 0), GFP_KERNEL);
 	bare = kvcalloc(nr_cpu_ids, sizeof(kcpustat_cpu(0).cpustat),
 			GFP_KERNEL);
-	ns = kcalloc(3, sizeof(*ns), GFP_KERNEL);
+	ns = kcalloc(KPM_COPY_COST_KINDS, sizeof(*ns), GFP_KERNEL);
 	if (!smp || !bare || !ns) {
 		err = -ENOMEM;
 		goto out;
 	}
 
 	for (i = 0; i < KPM_COPY_COST_PASSES; i++) {
-		for (k = 0; k < 3; k++) {
-			unsigned int what = (i + k) % 3;
+		for (k = 0; k < KPM_COPY_COST_KINDS; k++) {
+			unsigned int what = (i + k) % KPM_COPY_COST_KINDS;
 
 			t = ktime_get_ns();
-			if (!what) {
+			if (!what || what == 3) {
+				smp->flags = what ? KPM_SAMPLE_CPU_NET : 0;
 				kpm_sample_cpus(smp);
 			} else {
 				for_each_possible_cpu(cpu) {
@@ -371,15 +377,16 @@ static int kpm_copy_cost_show(struct seq_file *m, void *v)
 		}
 		fsleep(10 * USEC_PER_MSEC);
 	}
-	for (k = 0; k < 3; k++)
+	for (k = 0; k < KPM_COPY_COST_KINDS; k++)
 		sort(ns[k], KPM_COPY_COST_PASSES, sizeof(u64), kpm_cmp_u64,
 		     NULL);
 
-	seq_printf(m, "passes %u cpus %u sampler_ns %llu bare_ns %llu bare_clock_ns %llu\n",
+	seq_printf(m, "passes %u cpus %u sampler_ns %llu bare_ns %llu bare_clock_ns %llu sampler_net_ns %llu\n",
 		   KPM_COPY_COST_PASSES, num_possible_cpus(),
 		   ns[0][KPM_COPY_COST_PASSES / 2],
 		   ns[1][KPM_COPY_COST_PASSES / 2],
-		   ns[2][KPM_COPY_COST_PASSES / 2]);
+		   ns[2][KPM_COPY_COST_PASSES / 2],
+		   ns[3][KPM_COPY_COST_PASSES / 2]);
 out:
 	kfree(ns);
 	kvfree(bare);

@@ -234,7 +234,7 @@ suite_fuzz() {
 		grep -q "^1 10000000 128 .* 1$" /sys/kernel/debug/ksft_perfmon/sessions'
 	# the benchmark's file, under KASAN and lockdep too
 	step module.debugfs_copy_cost kpm_with -- grep -Eq \
-		"^passes 32 cpus [0-9]+ sampler_ns [1-9][0-9]* bare_ns [1-9][0-9]* bare_clock_ns [1-9][0-9]*$" \
+		"^passes 32 cpus [0-9]+ sampler_ns [1-9][0-9]* bare_ns [1-9][0-9]* bare_clock_ns [1-9][0-9]* sampler_net_ns [1-9][0-9]*$" \
 		/sys/kernel/debug/ksft_perfmon/copy_cost
 	step tool.dump_is_sorted_json kpm_with ifindex=1 interval_ms=50 -- bash -c '
 		sleep 0.2 &&
