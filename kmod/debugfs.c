@@ -308,8 +308,15 @@ static const struct file_operations kpm_latest_fops = {
 };
 
 #define KPM_COPY_COST_PASSES	32
-/* the sampler's read, the bare copy, with clock reads, and with cpu-net */
-#define KPM_COPY_COST_KINDS	4
+
+/* what copy_cost times, in the order it prints them */
+enum {
+	KPM_COST_SAMPLER,	/* kpm_sample_cpus() */
+	KPM_COST_BARE,		/* a memcpy() of each CPU's kcpustat */
+	KPM_COST_BARE_CLOCK,	/* that, and two clock reads an online CPU */
+	KPM_COST_SAMPLER_NET,	/* kpm_sample_cpus() with KPM_SAMPLE_CPU_NET */
+	KPM_COST_KINDS,
+};
 
 static int kpm_cmp_u64(const void *a, const void *b)
 {
@@ -348,26 +355,29 @@ static int kpm_copy_cost_show(struct seq_file *m, void *v)
 	smp = kvzalloc(kpm_sample_size(0, KPM_SAMPLE_CPU_NET, 0), GFP_KERNEL);
 	bare = kvcalloc(nr_cpu_ids, sizeof(kcpustat_cpu(0).cpustat),
 			GFP_KERNEL);
-	ns = kcalloc(KPM_COPY_COST_KINDS, sizeof(*ns), GFP_KERNEL);
+	ns = kcalloc(KPM_COST_KINDS, sizeof(*ns), GFP_KERNEL);
 	if (!smp || !bare || !ns) {
 		err = -ENOMEM;
 		goto out;
 	}
 
 	for (i = 0; i < KPM_COPY_COST_PASSES; i++) {
-		for (k = 0; k < KPM_COPY_COST_KINDS; k++) {
-			unsigned int what = (i + k) % KPM_COPY_COST_KINDS;
+		for (k = 0; k < KPM_COST_KINDS; k++) {
+			unsigned int what = (i + k) % KPM_COST_KINDS;
 
 			t = ktime_get_ns();
-			if (!what || what == 3) {
-				smp->flags = what ? KPM_SAMPLE_CPU_NET : 0;
+			if (what == KPM_COST_SAMPLER ||
+			    what == KPM_COST_SAMPLER_NET) {
+				smp->flags = what == KPM_COST_SAMPLER_NET ?
+					     KPM_SAMPLE_CPU_NET : 0;
 				kpm_sample_cpus(smp);
 			} else {
 				for_each_possible_cpu(cpu) {
 					memcpy(bare + cpu * NR_STATS,
 					       kcpustat_cpu(cpu).cpustat,
 					       sizeof(kcpustat_cpu(cpu).cpustat));
-					if (what == 2 && cpu_online(cpu)) {
+					if (what == KPM_COST_BARE_CLOCK &&
+					    cpu_online(cpu)) {
 						ktime_get();
 						ktime_get();
 					}
@@ -377,16 +387,16 @@ static int kpm_copy_cost_show(struct seq_file *m, void *v)
 		}
 		fsleep(10 * USEC_PER_MSEC);
 	}
-	for (k = 0; k < KPM_COPY_COST_KINDS; k++)
+	for (k = 0; k < KPM_COST_KINDS; k++)
 		sort(ns[k], KPM_COPY_COST_PASSES, sizeof(u64), kpm_cmp_u64,
 		     NULL);
 
 	seq_printf(m, "passes %u cpus %u sampler_ns %llu bare_ns %llu bare_clock_ns %llu sampler_net_ns %llu\n",
 		   KPM_COPY_COST_PASSES, num_possible_cpus(),
-		   ns[0][KPM_COPY_COST_PASSES / 2],
-		   ns[1][KPM_COPY_COST_PASSES / 2],
-		   ns[2][KPM_COPY_COST_PASSES / 2],
-		   ns[3][KPM_COPY_COST_PASSES / 2]);
+		   ns[KPM_COST_SAMPLER][KPM_COPY_COST_PASSES / 2],
+		   ns[KPM_COST_BARE][KPM_COPY_COST_PASSES / 2],
+		   ns[KPM_COST_BARE_CLOCK][KPM_COPY_COST_PASSES / 2],
+		   ns[KPM_COST_SAMPLER_NET][KPM_COPY_COST_PASSES / 2]);
 out:
 	kfree(ns);
 	kvfree(bare);

@@ -246,13 +246,14 @@ def near_wrap(c, ko, interval):
     want = ['softnet-processed']
     if not backlog_threads():
         want.append('softirq-net-rx')
-    bad = [(cpu, k, at_set[cpu][k], before[cpu][k], last.get(cpu, {}).get(k),
-            after.get(cpu, {}).get(k))
-           for cpu in before for k in WRAPPED
-           if not before[cpu][k] + NEAR * (after[cpu][k] < at_set[cpu][k]) <=
-           last.get(cpu, {}).get(k, -1) <=
-           after.get(cpu, {}).get(k, -1) + NEAR * (after[cpu][k] <
-                                                   at_set[cpu][k])]
+    bad = []
+    for cpu in before:
+        for k in WRAPPED:
+            high = NEAR if after[cpu][k] < at_set[cpu][k] else 0
+            sampled = last.get(cpu, {}).get(k, -1)
+            if not before[cpu][k] + high <= sampled <= after[cpu][k] + high:
+                bad.append((cpu, k, at_set[cpu][k], before[cpu][k], sampled,
+                            after[cpu][k]))
     c.check(seqs and all(last.get(0, {}).get(k, 0) >= NEAR for k in want)
             and not bad, 'wrap_extended_past_2_32',
             f'{want} of CPU 0 should be past 2^32; (cpu, count, set, '

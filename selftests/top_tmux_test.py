@@ -118,8 +118,9 @@ def gone(timeout=30):
 def stopped_while_writing(c):
     """top whose output is a pipe that fills up, read only once top is
     stopped: the stop waits for the write, and every frame comes out
-    whole, however many fit in the pipe (top's stop handler had no SA_RESTART: the write failed with
-    EINTR, stdio lost what it held and top exited 1)"""
+    whole, however many fit in the pipe (top's stop handler had no
+    SA_RESTART: the write failed with EINTR, stdio lost what it held and
+    top exited 1)"""
     r, w = os.pipe()
     size = fcntl.fcntl(w, fcntl.F_SETPIPE_SZ, 4096)
     p = subprocess.Popen([TOOL, 'top', '--interval', '100', '--ifname',

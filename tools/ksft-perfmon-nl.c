@@ -1209,10 +1209,9 @@ static const char record_usage[] =
 "recorded is still printed, with a diagnostic line. record exits only\n"
 "once COMMAND is reaped, and its output written: a write to a full pipe\n"
 "waits for the reader, whatever the signals. With KSFT_READY_FD set to an\n"
-"open descriptor,\n"
-"\"ready PID\" is written to it once the kernel samples (the kernel\n"
-"selftests' bkg(ksft_ready=True) convention); COMMAND does not see the\n"
-"variable.\n"
+"open descriptor, \"ready PID\" is written to it once the kernel samples\n"
+"(the kernel selftests' bkg(ksft_ready=True) convention); COMMAND does not\n"
+"see the variable.\n"
 "Exit status: 1 on an error (output that could not be written is one),\n"
 "2 on a usage error; else COMMAND's as a shell gives it (128+N when a\n"
 "signal N ended it) when not 0; else 3 when samples were lost; else 0.\n";
