@@ -1099,6 +1099,7 @@ TEST_F_TIMEOUT(kpm, released_port_never_sees_the_session, KPM_SLOW_TIMEOUT)
 	const char *env = getenv("KPM_PORT_ROUNDS");
 	int rounds = env ? atoi(env) : 2000;
 	int to[2], from[2], i, seen = 0, status;
+	uint32_t port = 0x40000000;
 	struct res r;
 	char c;
 	pid_t pid;
@@ -1118,12 +1119,19 @@ TEST_F_TIMEOUT(kpm, released_port_never_sees_the_session, KPM_SLOW_TIMEOUT)
 	for (i = 0; i < rounds; i++) {
 		struct { uint32_t port, id; } round;
 		struct nl_sock *owner = nl_socket_alloc();
-		int one = 1;
+		int one = 1, err;
 
 		ASSERT_NE(NULL, owner);
-		round.port = 0x40000000 + i;
-		nl_socket_set_local_port(owner, round.port);
-		ASSERT_EQ(0, genl_connect(owner));
+		/*
+		 * libnl numbers its own sockets pid + (n << 22): in a guest,
+		 * where pids are small, one of ours may hold the next port.
+		 */
+		do {
+			round.port = port++;
+			nl_socket_set_local_port(owner, round.port);
+			err = genl_connect(owner);
+		} while (err == -NLE_EXIST && port < 0x40000000 + 2 * rounds);
+		ASSERT_EQ(0, err);
 		setsockopt(nl_socket_get_fd(owner), SOL_NETLINK,
 			   NETLINK_EXT_ACK, &one, sizeof(one));
 		ASSERT_EQ(0, session_new(owner, self->family, NULL, 0, 10 * MS,
