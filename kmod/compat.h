@@ -115,6 +115,40 @@ static inline void kpm_qstats_unlock(struct net_device *dev)
 }
 
 /*
+ * The lock of a NAPI instance's id and IRQ, which napi-get holds to read
+ * them, taken without waiting inside kpm_qstats_trylock()'s (which keeps
+ * the queues' links to their instances, as queue-get reads them): from
+ * 6.14 on, where netif_napi_set_irq() and napi_enable() take it (the
+ * netif_napi_set_irq_locked() that drivers' compatibility code tests for
+ * 6.14), the netdev's instance lock, after RTNL as netdev-genl orders
+ * them, unless kpm_qstats_trylock() took it already; before, RTNL, held
+ * already. Checked against napi-get in 6.12 and 7.3, not in between.
+ */
+static inline bool kpm_napi_trylock(struct net_device *dev)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 16, 0)
+	if (netdev_need_ops_lock(dev))
+		return true;
+#endif
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 14, 0)
+	return mutex_trylock(&dev->lock);
+#else
+	return true;
+#endif
+}
+
+static inline void kpm_napi_unlock(struct net_device *dev)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 16, 0)
+	if (netdev_need_ops_lock(dev))
+		return;
+#endif
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 14, 0)
+	mutex_unlock(&dev->lock);
+#endif
+}
+
+/*
  * struct netdev_queue_stats_rx has csum_complete from 6.15 on ("net:
  * report csum_complete via qstats").
  */

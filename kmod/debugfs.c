@@ -183,8 +183,32 @@ static void kpm_latest_counter(struct seq_file *m, char sep, u64 v)
 }
 
 /*
+ * The map of a netdev's queues: its version ("skipped" after it when the
+ * read found the instance lock held, the map the last read's), and the
+ * CPU of each queue's IRQ in order, "-" where there is none.
+ */
+static void kpm_latest_map(struct seq_file *m, const struct kpm_sample *smp,
+			   const struct kpm_dev_qstats *qs)
+{
+	u32 q, nq = smp->nqueues;
+	s32 cpu;
+
+	seq_printf(m, " map %u%s rx_cpus", qs->map_version,
+		   qs->map_skipped ? " skipped" : "");
+	for (q = 0; q < nq; q++) {
+		cpu = kpm_qstats_link(qs, nq, true, q)->cpu;
+		seq_printf(m, cpu < 0 ? "%c-" : "%c%d", q ? ',' : ' ', cpu);
+	}
+	seq_puts(m, " tx_cpus");
+	for (q = 0; q < nq; q++) {
+		cpu = kpm_qstats_link(qs, nq, false, q)->cpu;
+		seq_printf(m, cpu < 0 ? "%c-" : "%c%d", q ? ',' : ' ', cpu);
+	}
+}
+
+/*
  * The end of a netdev's line: its queues' packets, each queue's in
- * order, when the session has queues.
+ * order, and its map, when the session has queues.
  */
 static void kpm_latest_qstats(struct seq_file *m, const struct kpm_sample *smp,
 			      u32 i)
@@ -197,6 +221,8 @@ static void kpm_latest_qstats(struct seq_file *m, const struct kpm_sample *smp,
 	/* a skipped read keeps the last read's values, if there was one */
 	if (!qs->read) {
 		seq_puts(m, qs->skipped ? " qstats skipped" : " qstats none");
+		if (qs->mapped)
+			kpm_latest_map(m, smp, qs);
 		return;
 	}
 	seq_printf(m, " qstats%s rx_queues %u tx_queues %u rx_packets",
@@ -210,6 +236,8 @@ static void kpm_latest_qstats(struct seq_file *m, const struct kpm_sample *smp,
 	for (q = 0; q < n; q++)
 		kpm_latest_counter(m, q ? ',' : ' ',
 				   kpm_qstats_tx(qs, smp->nqueues, q)->packets);
+	if (qs->mapped)
+		kpm_latest_map(m, smp, qs);
 }
 
 /* one line of the newest sample of it->id, from the copy; no lock held */

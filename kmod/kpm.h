@@ -95,11 +95,33 @@ struct kpm_dev_sample {
 struct kpm_dev_qstats {
 	bool read;		/* they hold the last read's values */
 	bool skipped;		/* this sample's read was skipped */
+	bool mapped;		/* the links hold the last read's */
+	bool map_skipped;	/* this sample's read of them was skipped */
+	u32 map_version;	/* of the links, 1 at the first read */
 	u32 rx_queues;		/* real_num_rx_queues at the last read */
 	u32 tx_queues;
 	struct netdev_queue_stats_rx base_rx;
 	struct netdev_queue_stats_tx base_tx;
 };
+
+/*
+ * Where a queue's packets are handled, as netdev-genl shows it: the NAPI
+ * instance the driver linked the queue to (queue-get's napi-id), that
+ * instance's IRQ (napi-get's irq) and the one CPU the IRQ is delivered to
+ * (its effective affinity, /proc/irq/N/effective_affinity). A netdev's
+ * links follow its queue statistics in a sample: of its first nqueues RX
+ * queues, then of its first nqueues TX queues; kpm_qstats_link() finds
+ * them. A queue the netdev does not have, or with no NAPI instance, has
+ * KPM_NO_LINK. Their version, map_version, goes up by one at each read
+ * that finds any of them changed.
+ */
+struct kpm_queue_link {
+	u32 napi_id;	/* 0: none */
+	s32 irq;	/* -1: none */
+	s32 cpu;	/* -1: none, or more than one */
+};
+
+#define KPM_NO_LINK ((struct kpm_queue_link){ .irq = -1, .cpu = -1 })
 
 /*
  * One sample. It is followed by one struct kpm_dev_sample per netdev
@@ -267,12 +289,16 @@ kpm_sample_cpu_net(const struct kpm_sample *smp, unsigned int cpu)
 	return (struct kpm_cpu_net *)kpm_sample_cpu(smp, nr_cpu_ids) + cpu;
 }
 
-/* bytes of one netdev's queue statistics with @nqueues of each direction */
+/*
+ * bytes of one netdev's queue statistics and links with @nqueues of each
+ * direction
+ */
 static inline u32 kpm_qstats_size(u32 nqueues)
 {
 	return sizeof(struct kpm_dev_qstats) +
 	       nqueues * (sizeof(struct netdev_queue_stats_rx) +
-			  sizeof(struct netdev_queue_stats_tx));
+			  sizeof(struct netdev_queue_stats_tx) +
+			  2 * sizeof(struct kpm_queue_link));
 }
 
 /* netdev @i's queue statistics; NULL without nqueues */
@@ -298,6 +324,16 @@ static inline struct netdev_queue_stats_tx *
 kpm_qstats_tx(const struct kpm_dev_qstats *qs, u32 nqueues, u32 q)
 {
 	return (struct netdev_queue_stats_tx *)kpm_qstats_rx(qs, nqueues) + q;
+}
+
+/* the link of RX (@rx) or TX queue @q */
+static inline struct kpm_queue_link *
+kpm_qstats_link(const struct kpm_dev_qstats *qs, u32 nqueues, bool rx, u32 q)
+{
+	struct kpm_queue_link *links = (void *)kpm_qstats_tx(qs, nqueues,
+							     nqueues);
+
+	return links + (rx ? 0 : nqueues) + q;
 }
 
 static inline u32 kpm_sample_size(u32 ndevs, u32 flags, u32 nqueues)

@@ -543,6 +543,12 @@ static int kpm_nl_put_dev_qstats(struct sk_buff *skb, u32 ifindex,
 	     kpm_nl_put_qstats_rx(skb, &qs->base_rx) ||
 	     kpm_nl_put_qstats_tx(skb, &qs->base_tx)))
 		goto err_cancel_nest;
+	if ((qs->mapped &&
+	     nla_put_u32(skb, KSFT_PERFMON_A_QSTATS_MAP_VERSION,
+			 qs->map_version)) ||
+	    (qs->map_skipped &&
+	     nla_put_flag(skb, KSFT_PERFMON_A_QSTATS_MAP_SKIPPED)))
+		goto err_cancel_nest;
 	nla_nest_end(skb, nest);
 	return 0;
 
@@ -551,42 +557,68 @@ err_cancel_nest:
 	return -EMSGSIZE;
 }
 
+/* the link of a queue to its NAPI instance, IRQ and CPU, if it has one */
+static int kpm_nl_put_link(struct sk_buff *skb,
+			   const struct kpm_queue_link *link)
+{
+	if (nla_put_u32(skb, KSFT_PERFMON_A_QSTATS_NAPI_ID, link->napi_id) ||
+	    (link->irq >= 0 &&
+	     nla_put_u32(skb, KSFT_PERFMON_A_QSTATS_IRQ, link->irq)) ||
+	    (link->cpu >= 0 &&
+	     nla_put_u32(skb, KSFT_PERFMON_A_QSTATS_CPU, link->cpu)))
+		return -EMSGSIZE;
+	return 0;
+}
+
 /*
  * Queue @q of direction @type of netdev @ifindex, whose queue statistics
- * are @qs, or with @prev (the same netdev's in the sample sent before)
- * only if they changed; with all its counters either way. Nothing for a
- * queue the netdev does not have, or of which the driver reports nothing,
- * as qstats-get.
+ * and map are @qs, or with @prev (the same netdev's in the sample sent
+ * before) only if its counters or the map changed; with all its counters
+ * either way, and with its link where the map is to be sent. Nothing for
+ * a queue the netdev does not have, or of which the driver reports
+ * nothing and that has no link to send, as qstats-get.
  */
 static int kpm_nl_put_queue(struct sk_buff *skb, u32 ifindex, u32 nqueues,
 			    const struct kpm_dev_qstats *qs,
 			    const struct kpm_dev_qstats *prev, u32 type, u32 q)
 {
 	bool rx = type == KSFT_PERFMON_QUEUE_TYPE_RX;
-	const void *stats, *prev_stats = NULL;
+	const struct kpm_queue_link *link = NULL;
+	const void *stats = NULL, *prev_stats = NULL;
 	struct nlattr *nest;
 	size_t size;
 
-	if (!qs->read || q >= (rx ? qs->rx_queues : qs->tx_queues))
-		return 0;
-	stats = rx ? (void *)kpm_qstats_rx(qs, q) :
-		     (void *)kpm_qstats_tx(qs, nqueues, q);
-	size = rx ? sizeof(struct netdev_queue_stats_rx) :
-		    sizeof(struct netdev_queue_stats_tx);
-	if (prev && prev->read &&
-	    q < (rx ? prev->rx_queues : prev->tx_queues)) {
-		prev_stats = rx ? (void *)kpm_qstats_rx(prev, q) :
-				  (void *)kpm_qstats_tx(prev, nqueues, q);
-		if (!memcmp(stats, prev_stats, size))
-			return 0;
+	/* the map goes in a whole sample, and where it changed */
+	if (qs->mapped && (!prev || !prev->mapped ||
+			   prev->map_version != qs->map_version)) {
+		link = kpm_qstats_link(qs, nqueues, rx, q);
+		if (!link->napi_id)
+			link = NULL;
 	}
-	/*
-	 * A queue the driver reports nothing of is left out, but for one it
-	 * reported in @prev: a nest with no counter, that it has none now.
-	 */
-	if (!memchr_inv(stats, 0xff, size) &&
-	    (!prev_stats || !memchr_inv(prev_stats, 0xff, size)))
+	if (qs->read && q < (rx ? qs->rx_queues : qs->tx_queues)) {
+		stats = rx ? (void *)kpm_qstats_rx(qs, q) :
+			     (void *)kpm_qstats_tx(qs, nqueues, q);
+		size = rx ? sizeof(struct netdev_queue_stats_rx) :
+			    sizeof(struct netdev_queue_stats_tx);
+		if (prev && prev->read &&
+		    q < (rx ? prev->rx_queues : prev->tx_queues))
+			prev_stats = rx ? (void *)kpm_qstats_rx(prev, q) :
+					  (void *)kpm_qstats_tx(prev, nqueues,
+								q);
+		if (prev_stats && !memcmp(stats, prev_stats, size) && !link)
+			return 0;
+		/*
+		 * A queue the driver reports nothing of is left out, but for
+		 * one it reported in @prev: a nest with no counter, that it
+		 * has none now.
+		 */
+		if (!memchr_inv(stats, 0xff, size) &&
+		    (!prev_stats || !memchr_inv(prev_stats, 0xff, size)) &&
+		    !link)
+			return 0;
+	} else if (!link) {
 		return 0;
+	}
 
 	nest = nla_nest_start(skb, KSFT_PERFMON_A_SAMPLE_QUEUE);
 	if (!nest)
@@ -594,8 +626,9 @@ static int kpm_nl_put_queue(struct sk_buff *skb, u32 ifindex, u32 nqueues,
 	if (nla_put_u32(skb, KSFT_PERFMON_A_QSTATS_IFINDEX, ifindex) ||
 	    nla_put_u32(skb, KSFT_PERFMON_A_QSTATS_QUEUE_TYPE, type) ||
 	    nla_put_u32(skb, KSFT_PERFMON_A_QSTATS_QUEUE_ID, q) ||
-	    (rx ? kpm_nl_put_qstats_rx(skb, stats) :
-		  kpm_nl_put_qstats_tx(skb, stats)))
+	    (stats && (rx ? kpm_nl_put_qstats_rx(skb, stats) :
+			    kpm_nl_put_qstats_tx(skb, stats))) ||
+	    (link && kpm_nl_put_link(skb, link)))
 		goto err_cancel_nest;
 	nla_nest_end(skb, nest);
 	return 0;

@@ -13,20 +13,24 @@
  * can spin on the lock of the process it interrupted. This is
  * drop_monitor's and ledtrig-netdev's pattern, timer then work.
  *
- * A session with queues reads its netdevs' queue statistics too, under
- * the lock netdev-genl's qstats-get holds for them, RTNL or the netdev's
- * instance lock, taken with a trylock: the sampler never waits on a lock
- * that a configuration change may hold for seconds. A read that finds it
- * held is skipped and counted; the CPUs and stats64 are read all the same.
+ * A session with queues reads its netdevs' queue statistics too, and the
+ * map of their queues to NAPI instances, IRQs and CPUs, under the locks
+ * netdev-genl holds for them, RTNL, the netdev's instance lock or both,
+ * each taken with a trylock: the sampler never waits on a lock that a
+ * configuration change may hold for seconds. A read that finds one held is
+ * skipped and counted; the CPUs and stats64 are read all the same.
  */
 
 #include <linux/cpumask.h>
 #include <linux/interrupt.h>
+#include <linux/irq.h>
 #include <linux/kernel_stat.h>
 #include <linux/netdevice.h>
 #include <linux/rcupdate.h>
 #include <linux/string.h>
+#include <net/busy_poll.h>
 #include <net/netdev_queues.h>
+#include <net/netdev_rx_queue.h>
 
 #include "compat.h"
 #include "kpm.h"
@@ -162,16 +166,99 @@ static void kpm_read_qstats(struct net_device *dev, struct kpm_dev_qstats *qs,
 				      max(qs->tx_queues, nqueues), &qs->base_tx);
 }
 
+/* the one CPU in @mask, or -1 */
+static int kpm_one_cpu(const struct cpumask *mask)
+{
+	unsigned int cpu = cpumask_first(mask);
+
+	return cpu < nr_cpu_ids && cpumask_next(cpu, mask) >= nr_cpu_ids ?
+	       cpu : -1;
+}
+
 /*
- * The queue statistics of the session's netdevs, each under its lock,
- * taken with a trylock; a netdev whose lock is held keeps the last
- * read's. The session's reference to a netdev goes with its unregister
- * (kpm_netdev_event()), so each read holds one of its own, taken under
- * RCU. As qstats-get, it reads a netdev only if, once locked, it is
- * registered and up, and still the session's: one that left the
- * namespace had its NETDEV_UNREGISTER clear the session's pointer, under
- * RTNL, which the read holds or (with the netdev's instance lock) the
- * netdev's open in another namespace waits for.
+ * The link of a queue to @napi, which the locks the caller holds keep
+ * linked and unchanged: its NAPI id, IRQ and CPU, where @old is its last
+ * read's. The CPU is the IRQ's effective affinity (its affinity on a
+ * kernel without CONFIG_GENERIC_IRQ_EFFECTIVE_AFF_MASK), read under RCU,
+ * which an IRQ descriptor's freeing waits for, and with no lock of the
+ * IRQ's: the mask can change between the reads of one CPU in it, so it
+ * is read twice, and two reads that differ keep @old's CPU (of the same
+ * instance and IRQ; else none) until the next sample.
+ */
+static struct kpm_queue_link
+kpm_read_link(const struct napi_struct *napi, const struct kpm_queue_link *old)
+{
+	struct kpm_queue_link link = KPM_NO_LINK;
+	const struct cpumask *mask;
+	int irq, cpu;
+
+	/* as 7.3's queue-get: an id below MIN_NAPI_ID is none */
+	if (!napi || napi->napi_id < MIN_NAPI_ID)
+		return link;
+	link.napi_id = napi->napi_id;
+	irq = napi->irq;
+	if (irq < 0)
+		return link;
+	link.irq = irq;
+	rcu_read_lock();
+	mask = irq_get_effective_affinity_mask(irq);
+	if (mask) {
+		cpu = kpm_one_cpu(mask);
+		if (cpu != kpm_one_cpu(mask))
+			cpu = old->napi_id == link.napi_id && old->irq == irq ?
+			      old->cpu : -1;
+		link.cpu = cpu;
+	}
+	rcu_read_unlock();
+	return link;
+}
+
+/*
+ * The links of @dev's first @nqueues queues of each direction, as
+ * queue-get and napi-get read them (netdev_nl_queue_fill_one(),
+ * netdev_nl_napi_fill_one()), into @qs: its map, whose version goes up
+ * when any of them changed since the last read. Under the locks
+ * kpm_qstats_trylock() and kpm_napi_trylock() took.
+ */
+static void kpm_read_queue_map(struct net_device *dev,
+			       struct kpm_dev_qstats *qs, u32 nqueues)
+{
+	bool changed = !qs->map_version;
+	struct kpm_queue_link link;
+	u32 q;
+
+	for (q = 0; q < nqueues; q++) {
+		struct kpm_queue_link *old = kpm_qstats_link(qs, nqueues, true, q);
+
+		link = q < dev->real_num_rx_queues ?
+		       kpm_read_link(__netif_get_rx_queue(dev, q)->napi, old) :
+		       KPM_NO_LINK;
+		changed |= memcmp(old, &link, sizeof(link)) != 0;
+		*old = link;
+		old = kpm_qstats_link(qs, nqueues, false, q);
+		link = q < dev->real_num_tx_queues ?
+		       kpm_read_link(netdev_get_tx_queue(dev, q)->napi, old) :
+		       KPM_NO_LINK;
+		changed |= memcmp(old, &link, sizeof(link)) != 0;
+		*old = link;
+	}
+	qs->map_version += changed;
+	qs->mapped = true;
+}
+
+/*
+ * The queue statistics (of a driver that has them) and queue maps of the
+ * session's netdevs: the statistics under the lock qstats-get takes, and
+ * the map under it and the lock napi-get takes, after the driver's
+ * callbacks, each taken with a trylock; what a held lock keeps from being
+ * read keeps the last read's. The session's reference to a
+ * netdev goes with its unregister (kpm_netdev_event()), so each read
+ * holds one of its own, taken under RCU. As qstats-get, it reads a
+ * netdev only if, once locked, it is registered and up, and still the
+ * session's: one that left the namespace had its NETDEV_UNREGISTER clear
+ * the session's pointer, under RTNL, which the read holds or (with the
+ * netdev's instance lock) the netdev's open in another namespace waits
+ * for.
  *
  * Return: the reads skipped.
  */
@@ -191,17 +278,31 @@ static u32 kpm_read_session_qstats(struct kpm_session *s,
 			netdev_hold(dev, &tracker, GFP_ATOMIC);
 		rcu_read_unlock();
 		qs->skipped = false;
-		if (!dev || !dev->stat_ops) {
+		qs->map_skipped = false;
+		if (!dev) {
 			qs->read = false;
+			qs->mapped = false;
 		} else if (!kpm_qstats_trylock(dev)) {
 			qs->skipped = true;
 			skipped++;
 		} else {
-			qs->read = dev->reg_state == NETREG_REGISTERED &&
-				   dev->flags & IFF_UP &&
-				   rcu_access_pointer(s->devs[i].dev) == dev;
+			bool live = dev->reg_state == NETREG_REGISTERED &&
+				    dev->flags & IFF_UP &&
+				    rcu_access_pointer(s->devs[i].dev) == dev;
+
+			qs->read = live && dev->stat_ops;
 			if (qs->read)
 				kpm_read_qstats(dev, qs, smp->nqueues);
+			/* the driver's callbacks above not under this one */
+			if (!live) {
+				qs->mapped = false;
+			} else if (kpm_napi_trylock(dev)) {
+				kpm_read_queue_map(dev, qs, smp->nqueues);
+				kpm_napi_unlock(dev);
+			} else {
+				qs->map_skipped = true;
+				skipped++;
+			}
 			kpm_qstats_unlock(dev);
 		}
 		netdev_put(dev, &tracker);
@@ -255,7 +356,8 @@ enum hrtimer_restart kpm_timer_fn(struct hrtimer *timer)
  * Context: process (system_highpri_wq; normally on the CPU the timer
  * fired on).
  * Calls ndo_get_stats64 under rcu_read_lock(); with queues, netdev_stat_ops
- * under RTNL or a netdev's instance lock, if a trylock gets it; then takes
+ * under RTNL or a netdev's instance lock, and reads its queue map under
+ * that and (from 6.14) the instance lock, if trylocks get them; then takes
  * the session's lock to copy the sample. The timer queues no other sample until this
  * one clears @busy, so the scratch sample and @expires_ns are its own.
  */

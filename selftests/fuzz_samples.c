@@ -210,9 +210,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (op & 64)
 				nla_put_flag(msg, KSFT_PERFMON_A_QSTATS_SKIPPED);
 			for (i = KSFT_PERFMON_A_QSTATS_RX_PACKETS;
-			     i <= KSFT_PERFMON_A_QSTATS_MAX; i++)
+			     i <= KSFT_PERFMON_A_QSTATS_TX_WAKE; i++)
 				if (take(&in, 1) & 1)
 					nla_put_u64(msg, i, take(&in, 2));
+			/* the map: its version, a queue's link */
+			for (i = KSFT_PERFMON_A_QSTATS_MAP_VERSION;
+			     i <= KSFT_PERFMON_A_QSTATS_MAX; i++)
+				if (take(&in, 1) & 1)
+					nla_put_u32(msg, i, take(&in, 1) % 4);
 			nla_nest_end(msg, nest);
 			break;
 		}

@@ -531,6 +531,19 @@ TEST_F(rec, changed_only_parts_gone_offline)
 }
 
 /* what the kernel never sends is refused, with a message */
+
+/* the queue nest of RX queue @q of netdev 5, begun */
+static struct nlattr *rx_queue_start(struct nl_msg *msg, uint32_t q)
+{
+	struct nlattr *nest = nla_nest_start(msg, KSFT_PERFMON_A_SAMPLE_QUEUE);
+
+	nla_put_u32(msg, KSFT_PERFMON_A_QSTATS_IFINDEX, 5);
+	nla_put_u32(msg, KSFT_PERFMON_A_QSTATS_QUEUE_TYPE,
+		    KSFT_PERFMON_QUEUE_TYPE_RX);
+	nla_put_u32(msg, KSFT_PERFMON_A_QSTATS_QUEUE_ID, q);
+	return nest;
+}
+
 /*
  * One part of a sample of a session with queues: netdev 5, its queue
  * statistics with @rxq RX queues (none for 0), the packets of each of
@@ -568,11 +581,7 @@ static struct nl_msg *queue_msg(uint64_t seq, int64_t base, uint32_t rxq,
 	for (q = 0; q < rxq; q++) {
 		if (pkts[q] < 0)
 			continue;
-		nest = nla_nest_start(msg, KSFT_PERFMON_A_SAMPLE_QUEUE);
-		nla_put_u32(msg, KSFT_PERFMON_A_QSTATS_IFINDEX, 5);
-		nla_put_u32(msg, KSFT_PERFMON_A_QSTATS_QUEUE_TYPE,
-			    KSFT_PERFMON_QUEUE_TYPE_RX);
-		nla_put_u32(msg, KSFT_PERFMON_A_QSTATS_QUEUE_ID, q);
+		nest = rx_queue_start(msg, q);
 		nla_put_u64(msg, KSFT_PERFMON_A_QSTATS_RX_PACKETS, pkts[q]);
 		nla_nest_end(msg, nest);
 	}
@@ -621,13 +630,107 @@ TEST(queues_put_together)
 
 	/* a queue of a netdev that has no queue statistics now */
 	msg = queue_msg(3, -1, 0, NULL, false);
-	nest = nla_nest_start(msg, KSFT_PERFMON_A_SAMPLE_QUEUE);
-	nla_put_u32(msg, KSFT_PERFMON_A_QSTATS_IFINDEX, 5);
-	nla_put_u32(msg, KSFT_PERFMON_A_QSTATS_QUEUE_TYPE,
-		    KSFT_PERFMON_QUEUE_TYPE_RX);
-	nla_put_u32(msg, KSFT_PERFMON_A_QSTATS_QUEUE_ID, 0);
+	nest = rx_queue_start(msg, 0);
 	nla_nest_end(msg, nest);
 	EXPECT_EQ(-1, feed(&d, msg));
+	EXPECT_STREQ("kernel reports queue 0 of netdev 5, which it does not have",
+		     d.error);
+	drain_free(&d);
+	record_free(&r);
+	fclose(out);
+	free(buf);
+}
+
+/* a queue's link in map_msg(): -1 leaves an attribute out */
+struct link_in {
+	int64_t napi, irq, cpu;
+};
+
+/*
+ * One part of a sample of netdev 5, whose driver has no queue statistics,
+ * with map version @version (none for 0) and the links of RX queues 0 to
+ * @n - 1 (a queue with no napi left out), based on @base (or whole, -1).
+ */
+static struct nl_msg *map_msg(uint64_t seq, int64_t base, uint32_t version,
+			      const struct link_in *links, uint32_t n)
+{
+	struct nl_msg *msg = queue_msg(seq, base, 0, NULL, false);
+	struct nlattr *qstats = NULL, *nest, *a;
+	uint32_t q;
+	int rem;
+
+	/* the map's version, in the qstats nest queue_msg() put last */
+	nlmsg_for_each_attr(a, nlmsg_hdr(msg), GENL_HDRLEN, rem)
+		if (nla_type(a) == KSFT_PERFMON_A_SAMPLE_QSTATS)
+			qstats = a;
+	if (version) {
+		nla_put_u32(msg, KSFT_PERFMON_A_QSTATS_MAP_VERSION, version);
+		qstats->nla_len = (char *)nlmsg_tail(nlmsg_hdr(msg)) -
+				  (char *)qstats;
+	}
+	for (q = 0; q < n; q++) {
+		if (links[q].napi < 0)
+			continue;
+		nest = rx_queue_start(msg, q);
+		nla_put_u32(msg, KSFT_PERFMON_A_QSTATS_NAPI_ID, links[q].napi);
+		if (links[q].irq >= 0)
+			nla_put_u32(msg, KSFT_PERFMON_A_QSTATS_IRQ, links[q].irq);
+		if (links[q].cpu >= 0)
+			nla_put_u32(msg, KSFT_PERFMON_A_QSTATS_CPU, links[q].cpu);
+		nla_nest_end(msg, nest);
+	}
+	return msg;
+}
+
+/*
+ * A netdev's map, put together as the kernel sends it: a whole sample's
+ * links; a sample of changes of the same version keeps them; one of a
+ * new version has only the links it carries. record says the CPU of each
+ * queue that has one, at each new version only.
+ */
+TEST(queue_map_put_together)
+{
+	struct session s = { .id = 1, .cpus = 1, .ndevs = 1, .queues = 4,
+			     .ifindex = { 5 } };
+	const struct link_in v1[] = { { 8193, 27, 2 }, { 8194, -1, -1 } },
+			     v2[] = { { 8193, 27, 3 }, { -1, -1, -1 } };
+	char *buf = NULL, *p;
+	struct record r;
+	struct drain d;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+	int n;
+
+	ASSERT_EQ(0, record_init(&r, M_BIT(M_QUEUE_RX_CPU), "local", 0, 1,
+				 out));
+	ASSERT_EQ(0, record_init_queues(&r, &s));
+	ASSERT_EQ(0, drain_init(&d, &s, record_sample, &r));
+	ASSERT_EQ(0, feed(&d, map_msg(0, -1, 1, v1, 2)));
+	EXPECT_TRUE(d.cur.q[0].mapped);
+	EXPECT_FALSE(d.cur.q[0].read);
+	EXPECT_EQ(8194, d.cur.q[0].rx[1].napi_id);
+	EXPECT_EQ(Q_NO_LINK, d.cur.q[0].rx[1].irq);
+	/* the same version, no queue: the links as they were */
+	ASSERT_EQ(0, feed(&d, map_msg(1, 0, 1, NULL, 0)));
+	EXPECT_EQ(1, d.cur.q[0].map_version);
+	EXPECT_EQ(2, d.cur.q[0].rx[0].cpu);
+	EXPECT_EQ(8194, d.cur.q[0].rx[1].napi_id);
+	/* a new version: queue 1 has none now */
+	ASSERT_EQ(0, feed(&d, map_msg(2, 1, 2, v2, 2)));
+	EXPECT_EQ(3, d.cur.q[0].rx[0].cpu);
+	EXPECT_EQ(Q_NO_LINK, d.cur.q[0].rx[1].napi_id);
+	EXPECT_EQ(Q_NO_LINK, d.cur.q[0].tx[0].napi_id);
+	fflush(out);
+	EXPECT_NE(NULL, strstr(buf, "# ktap-metric-json: {\"host\":\"local\",\"ifindex\":5,\"irq\":27,\"map_version\":1,\"name\":\"nic.queue.rx.cpu\",\"napi_id\":8193,\"queue\":0,\"shape\":\"scalar\",\"time\":0.0,\"value\":2}\n"));
+	EXPECT_NE(NULL, strstr(buf, "\"map_version\":2,\"name\":\"nic.queue.rx.cpu\",\"napi_id\":8193,\"queue\":0,\"shape\":\"scalar\",\"time\":0.02,\"value\":3}\n"));
+	/* once a version, and none of a queue with no CPU */
+	for (n = 0, p = buf; (p = strstr(p, "nic.queue.rx.cpu")); p++)
+		n++;
+	EXPECT_EQ(2, n);
+	EXPECT_EQ(NULL, strstr(buf, "\"queue\":1"));
+
+	/* a link of a netdev whose map the sample does not have */
+	EXPECT_EQ(-1, feed(&d, map_msg(3, -1, 0, v1, 1)));
 	EXPECT_STREQ("kernel reports queue 0 of netdev 5, which it does not have",
 		     d.error);
 	drain_free(&d);

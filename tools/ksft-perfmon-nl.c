@@ -399,9 +399,38 @@ static void queue_stats_json(struct jw *w, const struct queue_stats *qs)
 	jw_obj_end(w);
 }
 
+/* the queues of one direction that have a link, with it */
+static void queue_links_json(struct jw *w, const struct queue_stats *qs,
+			     uint32_t nq)
+{
+	uint32_t q;
+
+	jw_arr_start(w);
+	for (q = 0; q < nq; q++) {
+		if (qs[q].napi_id == Q_NO_LINK)
+			continue;
+		jw_obj_start(w);
+		if (qs[q].cpu != Q_NO_LINK) {
+			jw_key(w, "cpu");
+			jw_uint(w, qs[q].cpu);
+		}
+		if (qs[q].irq != Q_NO_LINK) {
+			jw_key(w, "irq");
+			jw_uint(w, qs[q].irq);
+		}
+		jw_key(w, "napi_id");
+		jw_uint(w, qs[q].napi_id);
+		jw_key(w, "queue");
+		jw_uint(w, q);
+		jw_obj_end(w);
+	}
+	jw_arr_end(w);
+}
+
 /*
  * The queue statistics of each netdev of @smp: with a read's, its base
- * statistics, and those of its queues the sample has.
+ * statistics, and those of its queues the sample has; with its map, the
+ * map's version and the queues linked to a NAPI instance.
  */
 static void qstats_json(struct jw *w, const struct session *s,
 			const struct sample *smp)
@@ -419,6 +448,21 @@ static void qstats_json(struct jw *w, const struct session *s,
 		}
 		jw_key(w, "ifindex");
 		jw_uint(w, smp->dev[d].ifindex);
+		if (qs->mapped) {
+			jw_key(w, "map");
+			jw_obj_start(w);
+			jw_key(w, "rx");
+			queue_links_json(w, qs->rx, s->queues);
+			jw_key(w, "tx");
+			queue_links_json(w, qs->tx, s->queues);
+			jw_key(w, "version");
+			jw_uint(w, qs->map_version);
+			jw_obj_end(w);
+		}
+		if (qs->map_skipped) {
+			jw_key(w, "map_skipped");
+			jw_bool(w, true);
+		}
 		jw_key(w, "read");
 		jw_bool(w, qs->read);
 		if (qs->read) {
@@ -1201,6 +1245,11 @@ static const char record_usage[] =
 "  nic.queue.rx.packets, nic.queue.rx.bytes, nic.queue.rx.alloc_fail,\n"
 "  nic.queue.rx.hw_drops, nic.queue.tx.packets, nic.queue.tx.bytes,\n"
 "  nic.queue.tx.stop\n"
+"The CPU each queue's IRQ goes to, at the start and whenever the netdev's\n"
+"map of queues to NAPI instances, IRQs and CPUs changes, scalars\n"
+"labelled with its ifindex, queue, napi_id, irq and map_version, for\n"
+"drivers that link their queues to NAPI instances with an IRQ:\n"
+"  nic.queue.rx.cpu, nic.queue.tx.cpu\n"
 "\n"
 "COMMAND runs in a process group of its own. SIGINT, SIGTERM, SIGHUP and\n"
 "SIGQUIT end recording and are passed on to that group; a second one, or\n"

@@ -17,8 +17,11 @@
 #define KPM_DEV_NR_STATS (KSFT_PERFMON_A_DEV_STATS_MAX - \
 			  KSFT_PERFMON_A_DEV_STATS_GONE)
 extern const char *const kpm_dev_stat_names[KPM_DEV_NR_STATS];
-/* The counters of queue statistics in the order of their attributes. */
-#define KPM_QSTAT_NR (KSFT_PERFMON_A_QSTATS_MAX - \
+/*
+ * The counters of queue statistics in the order of their attributes, the
+ * queue map's attributes after them.
+ */
+#define KPM_QSTAT_NR (KSFT_PERFMON_A_QSTATS_TX_WAKE - \
 		      KSFT_PERFMON_A_QSTATS_SKIPPED)
 extern const char *const kpm_qstat_names[KPM_QSTAT_NR];
 

@@ -296,9 +296,10 @@ static int parse_dev(struct drain *d, const struct nlattr *nest, bool based)
 
 /* what a qstats or queue nest says */
 struct qstats_vals {
-	struct queue_stats qs;	/* Q_UNSET where not given */
-	uint32_t ifindex, type, id, rx_queues, tx_queues;
-	bool have_ifindex, have_type, have_id, have_queues, skipped;
+	struct queue_stats qs;	/* Q_UNSET and Q_NO_LINK where not given */
+	uint32_t ifindex, type, id, rx_queues, tx_queues, map_version;
+	bool have_ifindex, have_type, have_id, have_queues, have_map;
+	bool skipped, map_skipped;
 };
 
 static bool qstats_parse(const struct nlattr *nest, struct qstats_vals *qv)
@@ -330,9 +331,25 @@ static bool qstats_parse(const struct nlattr *nest, struct qstats_vals *qv)
 		case KSFT_PERFMON_A_QSTATS_SKIPPED:
 			qv->skipped = true;
 			break;
+		case KSFT_PERFMON_A_QSTATS_MAP_SKIPPED:
+			qv->map_skipped = true;
+			break;
+		case KSFT_PERFMON_A_QSTATS_MAP_VERSION:
+			ok &= qv->have_map = attr_u32(a, &qv->map_version);
+			break;
+		case KSFT_PERFMON_A_QSTATS_NAPI_ID:
+			ok &= attr_u32(a, &qv->qs.napi_id) &&
+			      qv->qs.napi_id != Q_NO_LINK;
+			break;
+		case KSFT_PERFMON_A_QSTATS_IRQ:
+			ok &= attr_u32(a, &qv->qs.irq);
+			break;
+		case KSFT_PERFMON_A_QSTATS_CPU:
+			ok &= attr_u32(a, &qv->qs.cpu);
+			break;
 		default:
 			if (type >= KSFT_PERFMON_A_QSTATS_RX_PACKETS &&
-			    type <= KSFT_PERFMON_A_QSTATS_MAX)
+			    type <= KSFT_PERFMON_A_QSTATS_TX_WAKE)
 				ok &= attr_uint(a, &qv->qs.v[type -
 						KSFT_PERFMON_A_QSTATS_RX_PACKETS]);
 		}
@@ -362,11 +379,23 @@ static int parse_dev_qstats(struct drain *d, const struct nlattr *nest)
 	qs = &d->cur.q[k];
 	was_read = d->changes && qs->read;
 	for (q = was_read ? qs->rx_queues : 0; q < nq; q++)
-		memset(&qs->rx[q], 0xff, sizeof(qs->rx[q]));
+		memset(qs->rx[q].v, 0xff, sizeof(qs->rx[q].v));
 	for (q = was_read ? qs->tx_queues : 0; q < nq; q++)
-		memset(&qs->tx[q], 0xff, sizeof(qs->tx[q]));
+		memset(qs->tx[q].v, 0xff, sizeof(qs->tx[q].v));
+	/* a map that is not the base's is sent whole: its links start anew */
+	if (!d->changes || !qs->mapped || !qv.have_map ||
+	    qv.map_version != qs->map_version)
+		for (q = 0; q < nq; q++) {
+			qs->rx[q].napi_id = qs->rx[q].irq = Q_NO_LINK;
+			qs->rx[q].cpu = Q_NO_LINK;
+			qs->tx[q].napi_id = qs->tx[q].irq = Q_NO_LINK;
+			qs->tx[q].cpu = Q_NO_LINK;
+		}
 	qs->read = qv.have_queues;
 	qs->skipped = qv.skipped;
+	qs->mapped = qv.have_map;
+	qs->map_skipped = qv.map_skipped;
+	qs->map_version = qv.map_version;
 	qs->rx_queues = qv.rx_queues;
 	qs->tx_queues = qv.tx_queues;
 	qs->base = qv.qs;
@@ -376,6 +405,7 @@ static int parse_dev_qstats(struct drain *d, const struct nlattr *nest)
 /* a queue nest, of the netdev of the last qstats nest: whole */
 static int parse_queue(struct drain *d, const struct nlattr *nest)
 {
+	struct queue_stats *t;
 	struct qstats_vals qv;
 	struct dev_qstats *qs;
 	bool rx;
@@ -389,11 +419,20 @@ static int parse_queue(struct drain *d, const struct nlattr *nest)
 				   qv.ifindex);
 	qs = &d->cur.q[d->next_qdev - 1];
 	rx = qv.type == KSFT_PERFMON_QUEUE_TYPE_RX;
-	if (!qs->read || qv.id >= d->s->queues ||
-	    qv.id >= (rx ? qs->rx_queues : qs->tx_queues))
+	/* a queue with counters, or with a link of the netdev's map */
+	if (qv.id >= d->s->queues ||
+	    !((qs->read && qv.id < (rx ? qs->rx_queues : qs->tx_queues)) ||
+	      (qs->mapped && qv.qs.napi_id != Q_NO_LINK)))
 		return drain_error(d, "kernel reports queue %u of netdev %u, which it does not have",
 				   qv.id, qv.ifindex);
-	(rx ? qs->rx : qs->tx)[qv.id] = qv.qs;
+	t = &(rx ? qs->rx : qs->tx)[qv.id];
+	/* a queue of a map that did not change keeps its link */
+	if (qv.qs.napi_id == Q_NO_LINK) {
+		qv.qs.napi_id = t->napi_id;
+		qv.qs.irq = t->irq;
+		qv.qs.cpu = t->cpu;
+	}
+	*t = qv.qs;
 	return 0;
 }
 
@@ -567,10 +606,10 @@ const char *const metric_names[M_NR] = {
 	"cpu.softnet.rps", "cpu.softirq.net_rx", "cpu.softirq.net_tx",
 	"nic.queue.rx.packets", "nic.queue.rx.bytes", "nic.queue.rx.alloc_fail",
 	"nic.queue.rx.hw_drops", "nic.queue.tx.packets", "nic.queue.tx.bytes",
-	"nic.queue.tx.stop",
+	"nic.queue.tx.stop", "nic.queue.rx.cpu", "nic.queue.tx.cpu",
 };
 
-/* the counter of each queue metric, and its display_label */
+/* the counter of each queue metric (-1: its link), and its display_label */
 static const struct {
 	bool rx;
 	int stat;
@@ -583,6 +622,8 @@ static const struct {
 	{ false, Q_STAT(TX_PACKETS), "Packets per second" },
 	{ false, Q_STAT(TX_BYTES), "Bytes per second" },
 	{ false, Q_STAT(TX_STOP), "Stops per second" },
+	{ true, -1, "CPU" },
+	{ false, -1, "CPU" },
 };
 
 /* the display_label of each count of cpu-net */
@@ -628,6 +669,14 @@ int print_policy(FILE *f, enum metric m)
 			jw_key(&w, "transform");
 			jw_str(&w, "rate");
 		}
+	} else if (m == M_QUEUE_RX_CPU || m == M_QUEUE_TX_CPU) {
+		/* not a count: a CPU id, said when it changes */
+		jw_key(&w, "display_label");
+		jw_str(&w, queue_metric[m - M_QUEUE_RX_PACKETS].label);
+		jw_key(&w, "name");
+		jw_str(&w, metric_names[m]);
+		jw_key(&w, "summarize");
+		jw_str(&w, "last");
 	} else if (m >= M_SOFTNET_PROCESSED) {
 		/*
 		 * No aggregation: the format's one (busy-core-equivalents)
@@ -809,6 +858,7 @@ void record_free(struct record *r)
 	free(r->qlast);
 	free(r->qhave);
 	free(r->qseen);
+	free(r->qmap);
 	free(r->qifindex);
 }
 
@@ -1029,6 +1079,31 @@ static void emit_cpu_net(struct record *r, enum metric m,
 	obs_end(r, &w);
 }
 
+/* a queue's line up to its labels of netdev @d: host and ifindex */
+static void queue_obs_start(struct record *r, struct jw *w,
+			    const struct sample *smp, uint32_t d)
+{
+	jw_init(w, r->out);
+	fputs("# ktap-metric-json: ", r->out);
+	jw_obj_start(w);
+	jw_key(w, "host");
+	jw_str(w, r->host);
+	jw_key(w, "ifindex");
+	jw_uint(w, smp->dev[d].ifindex);
+}
+
+/* after its other labels, queue @q's label, its shape and time */
+static void queue_obs_time(struct record *r, struct jw *w,
+			   const struct sample *smp, uint32_t q)
+{
+	jw_key(w, "queue");
+	jw_uint(w, q);
+	jw_key(w, "shape");
+	jw_str(w, "scalar");
+	jw_key(w, "time");
+	obs_time(w, smp->time, r->time_base);
+}
+
 /*
  * Queue metric @m of queue @q of netdev @d (struct dev_qstats @qs): the
  * counter since the queue was first seen with it, a scalar labelled with
@@ -1049,29 +1124,51 @@ static void emit_queue(struct record *r, const struct sample *smp,
 		r->qbase[i] = v;
 		r->qhave[i] = true;
 	}
-	jw_init(&w, r->out);
-	fputs("# ktap-metric-json: ", r->out);
-	jw_obj_start(&w);
-	jw_key(&w, "host");
-	jw_str(&w, r->host);
-	jw_key(&w, "ifindex");
-	jw_uint(&w, smp->dev[d].ifindex);
+	queue_obs_start(r, &w, smp, d);
 	jw_key(&w, "name");
 	jw_str(&w, metric_names[m]);
-	jw_key(&w, "queue");
-	jw_uint(&w, q);
-	jw_key(&w, "shape");
-	jw_str(&w, "scalar");
-	jw_key(&w, "time");
-	obs_time(&w, smp->time, r->time_base);
+	queue_obs_time(r, &w, smp, q);
 	jw_uint(&w, never_back(&r->qlast[i], counter_delta(r->qbase[i], v)));
 	obs_end(r, &w);
 }
 
 /*
+ * Link metric @m of the queues of netdev @d (struct dev_qstats @qs): the
+ * CPU of each queue's IRQ, a scalar labelled with the netdev's ifindex,
+ * the queue's id, its NAPI instance, the IRQ and the map's version; none
+ * for a queue whose IRQ is not on one CPU.
+ */
+static void emit_links(struct record *r, const struct sample *smp,
+		       uint32_t d, const struct dev_qstats *qs, int m)
+{
+	bool rx = queue_metric[m - M_QUEUE_RX_PACKETS].rx;
+	const struct queue_stats *l = rx ? qs->rx : qs->tx;
+	struct jw w;
+	uint32_t q;
+
+	for (q = 0; q < r->nqueues; q++) {
+		if (l[q].cpu == Q_NO_LINK)
+			continue;
+		queue_obs_start(r, &w, smp, d);
+		jw_key(&w, "irq");
+		jw_uint(&w, l[q].irq);
+		jw_key(&w, "map_version");
+		jw_uint(&w, qs->map_version);
+		jw_key(&w, "name");
+		jw_str(&w, metric_names[m]);
+		jw_key(&w, "napi_id");
+		jw_uint(&w, l[q].napi_id);
+		queue_obs_time(r, &w, smp, q);
+		jw_uint(&w, l[q].cpu);
+		obs_end(r, &w);
+	}
+}
+
+/*
  * The queue metrics of a sample: of each netdev whose queue statistics
  * were read for it (not those of a read skipped for its lock: they are
- * older than the sample's time), each queue it has, by metric.
+ * older than the sample's time), each queue it has, by metric; and of
+ * each netdev whose map, so read, is not the one said last, its links.
  */
 static void emit_queues(struct record *r, const struct sample *smp)
 {
@@ -1081,11 +1178,20 @@ static void emit_queues(struct record *r, const struct sample *smp)
 	for (d = 0; d < r->qdevs && d < smp->qdevs; d++) {
 		const struct dev_qstats *qs = &smp->q[d];
 
+		/* a skipped read's links are older than the sample's time */
+		if (qs->mapped && !qs->skipped && !qs->map_skipped &&
+		    qs->map_version != r->qmap[d]) {
+			r->qmap[d] = qs->map_version;
+			for (m = M_QUEUE_RX_CPU; m <= M_QUEUE_TX_CPU; m++)
+				if (r->metrics & M_BIT(m))
+					emit_links(r, smp, d, qs, m);
+		}
 		if (!qs->read || qs->skipped)
 			continue;
 		r->qseen[d] = true;
 		for (m = M_QUEUE_RX_PACKETS; m < M_NR; m++) {
-			if (!(r->metrics & M_BIT(m)))
+			if (!(r->metrics & M_BIT(m)) ||
+			    queue_metric[m - M_QUEUE_RX_PACKETS].stat < 0)
 				continue;
 			nq = queue_metric[m - M_QUEUE_RX_PACKETS].rx ?
 			     qs->rx_queues : qs->tx_queues;
@@ -1136,8 +1242,10 @@ int record_init_queues(struct record *r, const struct session *s)
 	r->qlast = calloc(n, sizeof(*r->qlast));
 	r->qhave = calloc(n, sizeof(*r->qhave));
 	r->qseen = calloc(s->ndevs, sizeof(*r->qseen));
+	r->qmap = calloc(s->ndevs, sizeof(*r->qmap));
 	r->qifindex = calloc(s->ndevs, sizeof(*r->qifindex));
-	if (!r->qbase || !r->qlast || !r->qhave || !r->qseen || !r->qifindex)
+	if (!r->qbase || !r->qlast || !r->qhave || !r->qseen || !r->qmap ||
+	    !r->qifindex)
 		return -1;
 	memcpy(r->qifindex, s->ifindex, s->ndevs * sizeof(*r->qifindex));
 	return 0;

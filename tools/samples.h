@@ -73,14 +73,25 @@ struct dev_stats {
 			 KSFT_PERFMON_A_QSTATS_RX_PACKETS)
 #define Q_UNSET		UINT64_MAX
 
+/*
+ * With a queue's counters, its link in the netdev's map: its NAPI
+ * instance, that one's IRQ, and the CPU the IRQ goes to; Q_NO_LINK where
+ * it has none.
+ */
 struct queue_stats {
 	uint64_t v[Q_NR_STATS];
+	uint32_t napi_id, irq, cpu;
 };
+
+#define Q_NO_LINK	UINT32_MAX
 
 /* a netdev's queue statistics in a sample of a session with queues */
 struct dev_qstats {
 	bool read;		/* the sample has them */
 	bool skipped;		/* its read was skipped: they are older */
+	bool mapped;		/* the sample has its map: the queues' links */
+	bool map_skipped;	/* its read was skipped: the map is older */
+	uint32_t map_version;
 	uint32_t rx_queues;	/* the netdev's queues, of which the sample */
 	uint32_t tx_queues;	/* has the first session.queues */
 	struct queue_stats base;
@@ -169,6 +180,8 @@ enum metric {
 	M_QUEUE_RX_PACKETS, M_QUEUE_RX_BYTES, M_QUEUE_RX_ALLOC_FAIL,
 	M_QUEUE_RX_HW_DROPS, M_QUEUE_TX_PACKETS, M_QUEUE_TX_BYTES,
 	M_QUEUE_TX_STOP,
+	/* opt-in: the CPU of each queue's IRQ, from the netdev's map */
+	M_QUEUE_RX_CPU, M_QUEUE_TX_CPU,
 	M_NR,
 };
 
@@ -221,6 +234,8 @@ struct record {
 	bool *qhave;
 	/* of each netdev: whether a sample had its queue statistics */
 	bool *qseen;
+	/* of each netdev: the version of the map said last, 0 before one */
+	uint32_t *qmap;
 	uint32_t *qifindex;
 };
 
