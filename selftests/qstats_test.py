@@ -37,8 +37,17 @@ it finds held are skipped, counted and said in each sample, while its
 samples go on. On 7.3, netdevsim's is its instance lock: RTNL held for
 2 s then skips nothing.
 
+Last, the map of each one's queues to NAPI instances, IRQs and CPUs, and
+of the guest's e1000e (vm.sh --e1000e 1), in a session's whole samples
+and in record's changed-only ones, while record's COMMAND changes it
+(e1000e's IRQ moved to the next CPU, netdevsim's channels from four to
+two, virtio-net's left alone): it must be what netdev-genl's queue-get
+and napi-get and /proc/irq say before and after, in versions 1 and 2.
+
 usage: qstats_test.py LOCKHOLD_KO [KERNEL_SOURCE]
        qstats_test.py --send ADDR N   (record's COMMAND)
+       qstats_test.py --change IFNAME HOW   (record's COMMAND: HOW is
+                                            irq:N:CPU, channels:N, none)
 """
 
 import glob
@@ -376,7 +385,9 @@ def debugfs_latest(c, name, ifname):
     seq, block = (int(m.group(1)), m.group(2)) if m else (None, '')
     mine, theirs = {}, {}
     d = re.search(rf'^  dev {ifindex} .* qstats(?: skipped)? rx_queues \d+ '
-                  r'tx_queues \d+ rx_packets (\S+) tx_packets (\S+)$', block,
+                  r'tx_queues \d+ rx_packets (\S+) tx_packets (\S+)'
+                  r'(?: map \d+(?: skipped)? rx_cpus \S+ tx_cpus \S+)?$',
+                  block,
                   re.M)
     for i, kind in enumerate(('rx', 'tx')):
         for q, v in enumerate(d.group(1 + i).split(',') if d else []):
@@ -424,9 +435,12 @@ def beyond_n(c, ifname):
             'nsim.queues_beyond_n_in_base', f'{total} against {dev}')
 
 
-def hold(c, name, ifname, ko, rtnl):
+def hold(c, name, ifname, ko, rtnl, instance=False):
     """the lock held for 2 s by @ko during a session of 20 ms; with @rtnl
-    RTNL, which the sampler does not take for an instance-locked netdev"""
+    RTNL, which the sampler does not take for an instance-locked netdev;
+    with @instance the netdev's instance lock, which the sampler takes
+    after RTNL to read the map of a netdev that is not: its samples say
+    map-skipped"""
     ifindex = int(open(f'/sys/class/net/{ifname}/ifindex').read())
     g = Genl()
     sid = session_new(g, 20_000_000, 1024, ifindex=[ifindex], queues=QUEUES)
@@ -434,8 +448,9 @@ def hold(c, name, ifname, ko, rtnl):
     before = session_get(g, sid).get('qstats-skipped', 0)
     t0 = time.monotonic_ns()
     p = subprocess.run(['insmod', ko, f'ifindex={ifindex}', 'ms=2000'] +
-                       (['rtnl=1'] if rtnl else []), capture_output=True,
-                       text=True)
+                       (['rtnl=1'] if rtnl else []) +
+                       (['instance=1'] if instance else []),
+                       capture_output=True, text=True)
     t1 = time.monotonic_ns()
     time.sleep(0.3)
     skipped = session_get(g, sid).get('qstats-skipped', 0) - before
@@ -446,9 +461,13 @@ def hold(c, name, ifname, ko, rtnl):
     inside = [s for s in got.values() if lo < s['time'] < hi]
     times = sorted(s['time'] for s in got.values() if t0 <= s['time'] <= t1)
     gap = max((b - a for a, b in zip(times, times[1:])), default=None)
-    flags = [bool(s['qstats'] and s['qstats'][0].get('skipped'))
+    # the instance lock keeps the map from being read, not the counters
+    flag = 'map-skipped' if instance else 'skipped'
+    flags = [bool(s['qstats'] and s['qstats'][0].get(flag))
              for s in inside]
-    print(f'# {name}: {"RTNL" if rtnl else "its lock"} held for '
+    what = 'RTNL' if rtnl else 'its instance lock' if instance else \
+        'its lock'
+    print(f'# {name}: {what} held for '
           f'{(t1 - t0) / 1e9:.2f} s (insmod: {p.stderr.strip()}); '
           f'{len(inside)} samples in the 1.2 s watched, {sum(flags)} '
           f'skipped; {skipped} reads skipped; longest gap '
@@ -463,14 +482,193 @@ def hold(c, name, ifname, ko, rtnl):
                 f'held {held}, samples going {going}, skipped {skipped}')
     else:
         c.check(held and going and all(flags) and skipped >= len(inside),
-                f'{name}.lock_held_reads_skipped',
+                f'{name}.{"napi_" if instance else ""}'
+                'lock_held_reads_skipped',
                 f'held {held}, samples going {going}, flags {flags}, '
                 f'skipped {skipped}')
+
+
+def e1000e_setup():
+    """the e1000e netdev of the main guest (vm.sh --e1000e 1), up, or
+    None"""
+    subprocess.run(['modprobe', '-q', 'e1000e'])
+    for _ in range(50):
+        for d in glob.glob('/sys/class/net/*/device/driver'):
+            if os.path.basename(os.readlink(d)) == 'e1000e':
+                name = d.split('/')[4]
+                no_ipv6(name)
+                sh(f'ip link set {name} up')
+                return name
+        time.sleep(0.1)
+    return None
+
+
+def genl_map(ksrc, ifindex):
+    """{(type, queue): (napi id, IRQ, CPU)} of the netdev's first QUEUES
+    queues of each direction that netdev-genl's queue-get links to a NAPI
+    instance, with napi-get's irq and the IRQ's effective affinity from
+    /proc, None where there is none or it is not one CPU"""
+    from ynl_cli_test import cli
+    nspec = os.path.join(ksrc, 'Documentation', 'netlink', 'specs',
+                         'netdev.yaml')
+    _, queues, err = cli(ksrc, 'dump', 'queue-get', {'ifindex': ifindex},
+                         spec=nspec)
+    if queues is None:
+        raise RuntimeError(f'queue-get: {err}')
+    out = {}
+    for q in queues:
+        if q['id'] >= QUEUES or 'napi-id' not in q:
+            continue
+        _, napi, err = cli(ksrc, 'do', 'napi-get', {'id': q['napi-id']},
+                           spec=nspec)
+        irq = (napi or {}).get('irq')
+        cpu = None
+        if irq is not None:
+            eff = open(f'/proc/irq/{irq}/effective_affinity_list').read()
+            cpu = int(eff) if eff.strip().isdigit() else None
+        out[(q['type'], q['id'])] = (q['napi-id'], irq, cpu)
+    return out
+
+
+def whole_map(smp):
+    """(map version, {(type, queue): (napi id, IRQ, CPU)}) of a whole
+    sample of one netdev (kpm_genl.samples())"""
+    links = {('rx' if q['queue-type'] == 0 else 'tx', q['queue-id']):
+             (q['napi-id'], q.get('irq'), q.get('cpu'))
+             for q in smp['queue'] if 'napi-id' in q}
+    return smp['qstats'][0].get('map-version'), links
+
+
+def raw_map(raw):
+    """the same of a sample that record reassembled from changed-only
+    parts (replay --raw)"""
+    m = raw['qstats'][0].get('map')
+    if m is None:
+        return None, {}
+    return m['version'], {(d, x['queue']): (x['napi_id'], x.get('irq'),
+                                            x.get('cpu'))
+                          for d in ('rx', 'tx') for x in m[d]}
+
+
+def versions(maps):
+    """{version: map} of a series of (version, map), or None when a
+    version goes back or comes with two maps"""
+    out, last = {}, 0
+    for v, m in maps:
+        if v is None or v < last or out.setdefault(v, m) != m:
+            return None
+        last = v
+    return out
+
+
+def change_map(ifname, how):
+    """record's COMMAND: after a while, change the map of @ifname as @how
+    says (irq:N:CPU, to move IRQ N to CPU; channels:N; none), then wait
+    a while more"""
+    time.sleep(0.6)
+    kind, *args = how.split(':')
+    if kind == 'irq':
+        with open(f'/proc/irq/{args[0]}/smp_affinity_list', 'w') as f:
+            f.write(args[1])
+        for _ in range(100):
+            eff = open(f'/proc/irq/{args[0]}/effective_affinity_list')
+            if eff.read().strip() == args[1]:
+                break
+            time.sleep(0.05)
+    elif kind == 'channels':
+        sh(f'ethtool -L {ifname} combined {args[0]}')
+    time.sleep(0.6)
+
+
+def queue_map(c, name, ifname, ksrc, how):
+    """the map of @ifname's queues to NAPI instances, IRQs and CPUs in a
+    session's whole samples (sample-get) and in record's (changed-only),
+    against netdev-genl and /proc/irq before and after record's COMMAND
+    changes it as @how says (change_map())"""
+    if not ksrc:
+        c.n += 1
+        print(f'ok {c.n} qstats.{name}.map_equals_netdev_genl # SKIP no '
+              'kernel source with the YNL CLI given')
+        return
+    ifindex = int(open(f'/sys/class/net/{ifname}/ifindex').read())
+    before = genl_map(ksrc, ifindex)
+    if how == 'irq':
+        # the IRQ of its RX queue 0 to the next CPU, where the driver
+        # links one (e1000e from 6.14 on)
+        irq, cpu = before.get(('rx', 0), (None, None, None))[1:]
+        how = 'none' if cpu is None else \
+            f'irq:{irq}:{(cpu + 1) % os.cpu_count()}'
+    g = Genl()
+    sid = session_new(g, 20 * 1000 * 1000, 1024, ifindex=[ifindex],
+                      queues=QUEUES)
+    with tempfile.TemporaryDirectory() as tmp:
+        spool = os.path.join(tmp, 'spool')
+        rec = subprocess.run([TOOL, 'record', '--metrics',
+                              'nic.queue.rx.cpu,nic.queue.tx.cpu',
+                              '--queues', str(QUEUES), '--interval', '20',
+                              '--ifname', ifname, '--spool', spool, '--',
+                              sys.executable, os.path.abspath(__file__),
+                              '--change', ifname, how],
+                             capture_output=True, text=True)
+        rep = subprocess.run([TOOL, 'replay', '--raw', spool],
+                             capture_output=True, text=True)
+        raw = [json.loads(x) for x in rep.stdout.splitlines()
+               if x.startswith('{')]
+    whole = kpm_genl.samples(g, sid)
+    session_del(g, sid)
+    after = genl_map(ksrc, ifindex)
+    wmaps = [whole_map(whole[k]) for k in sorted(whole)]
+    rmaps = [raw_map(x) for x in raw]
+    print(f'# {name}: {how}: netdev-genl before {before}, after {after}')
+    print(f'# {name}: {len(wmaps)} whole samples, versions '
+          f'{sorted(set(v for v, _ in wmaps))}; record: {len(rmaps)}, '
+          f'{sorted(set(v for v, _ in rmaps), key=str)}')
+    c.check(rec.returncode == 0 and wmaps and rmaps and
+            wmaps[0][1] == before and wmaps[-1][1] == after,
+            f'{name}.map_equals_netdev_genl',
+            f'exit {rec.returncode} {rec.stderr.strip()[:200]}; first '
+            f'{wmaps[:1]}, last {wmaps[-1:]}')
+
+    # a version for each map, one more at each change, from 1
+    wv, rv = versions(wmaps), versions(rmaps)
+    want = [1] if before == after else [1, 2]
+    c.check(wv is not None and sorted(wv) == want and
+            wv[want[0]] == before and wv[want[-1]] == after,
+            f'{name}.map_version_counts_changes',
+            f'{wmaps[:1]} .. {wmaps[-1:]}: {wv}')
+    if how.startswith('irq:'):
+        c.check(before[('rx', 0)][2] != after[('rx', 0)][2] and
+                str(after[('rx', 0)][2]) == how.split(':')[2],
+                f'{name}.map_follows_the_irq', f'{before} -> {after}')
+    # record's changed-only samples carry the same maps
+    c.check(rv is not None and rv == {v: m for v, m in (wv or {}).items()
+                                      if v in rv} and
+            rv.get(max(want)) == after,
+            f'{name}.changed_only_maps_equal_whole', f'{rv} against {wv}')
+
+    # a line for each queue with a CPU, of each version
+    lines, wanted = set(), set()
+    for line in rec.stdout.splitlines():
+        if line.startswith('# ktap-metric-json: '):
+            o = json.loads(line.split(': ', 1)[1])
+            if o['name'].endswith('.cpu'):
+                print(f'# {name}: {line}')
+                lines.add((o['name'], o['queue'], o['map_version'],
+                           o['napi_id'], o['irq'], o['value']))
+    for v, m in (rv or {}).items():
+        for (d, q), (napi, irq, cpu) in m.items():
+            if cpu is not None:
+                wanted.add((f'nic.queue.{d}.cpu', q, v, napi, irq, cpu))
+    c.check(lines == wanted, f'{name}.record_cpu_lines',
+            f'{sorted(lines)} against {sorted(wanted)}')
 
 
 def main():
     if len(sys.argv) == 4 and sys.argv[1] == '--send':
         send(sys.argv[2], int(sys.argv[3]))
+        return 0
+    if len(sys.argv) == 4 and sys.argv[1] == '--change':
+        change_map(sys.argv[2], sys.argv[3])
         return 0
     if len(sys.argv) not in (2, 3):
         print(__doc__.split('usage: ')[1], file=sys.stderr)
@@ -493,6 +691,7 @@ def main():
             beyond_n(c, nsim)
             hold(c, 'nsim', nsim, ko, rtnl=False)
             hold(c, 'nsim', nsim, ko, rtnl=True)
+            queue_map(c, 'nsim', nsim, ksrc, 'channels:2')
         else:
             c.n += 1
             print(f'ok {c.n} qstats.nsim # SKIP no netdevsim in this kernel')
@@ -507,11 +706,25 @@ def main():
                        [*me, '192.0.2.102', str(SENT)])
             debugfs_latest(c, 'virtio', virtio)
             hold(c, 'virtio', virtio, ko, rtnl=False)
+            queue_map(c, 'virtio', virtio, ksrc, 'none')
         finally:
             virtio_teardown(virtio)
     else:
         c.check(False, 'virtio_net', 'no two virtio-net netdevs: vm.sh '
                 '--virtio-net gives the guest them')
+    e1000e = e1000e_setup()
+    if e1000e:
+        try:
+            queue_map(c, 'e1000e', e1000e, ksrc, 'irq')
+            # the lock of its NAPI instance's fields, from 6.14 on
+            if tuple(map(int, os.uname().release.split('.')[:2])) >= \
+                    (6, 14):
+                hold(c, 'e1000e', e1000e, ko, rtnl=False, instance=True)
+        finally:
+            subprocess.run(['ip', 'link', 'set', e1000e, 'down'])
+    else:
+        c.check(False, 'e1000e', 'no e1000e netdev: vm.sh --e1000e 1 '
+                'gives the guest one')
     print(f'1..{c.n}')
     return 1 if c.failed else 0
 

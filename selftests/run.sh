@@ -187,9 +187,10 @@ kernel_setup() {	# NAME
 }
 
 # the main suite, on the default number of vCPUs, with the 7.3 source
-# shared, wherever KPM_CACHE put it (the guest's /tmp is its own)
+# shared, wherever KPM_CACHE put it (the guest's /tmp is its own), and an
+# e1000e whose IRQ the queue map test moves between CPUs
 guest_main() {	# NAME
-	guest "$1" "$1" --smp "${KPM_SMP:-4}" --virtio-net \
+	guest "$1" "$1" --smp "${KPM_SMP:-4}" --virtio-net --e1000e 1 \
 		${ksft:+--share "$ksft_src"} -- \
 		selftests/guest.sh "build/$1/ksft_perfmon.ko" ${ksft:+"$ksft"}
 }

@@ -4,7 +4,9 @@
  * that ksft_perfmon's sampler takes for the queue statistics of netdev
  * ifindex (in the initial network namespace): RTNL, or from 6.16 on the
  * netdev's instance lock where its driver needs it. With rtnl=1 it holds
- * RTNL whatever the driver. It then refuses to load (-EAGAIN), so that
+ * RTNL whatever the driver; with instance=1, from 6.14 on, the netdev's
+ * instance lock whatever the driver, which the sampler takes after RTNL
+ * to read the queue map. It then refuses to load (-EAGAIN), so that
  * insmod returns once the lock is released and nothing stays loaded.
  *
  * For selftests/qstats_test.py only: a configuration change that holds
@@ -33,21 +35,25 @@ static bool rtnl;
 module_param(rtnl, bool, 0444);
 MODULE_PARM_DESC(rtnl, "hold RTNL, whatever lock the netdev's driver needs");
 
-/* whether the sampler takes @dev's instance lock, not RTNL */
+static bool instance;
+module_param(instance, bool, 0444);
+MODULE_PARM_DESC(instance, "hold the netdev's instance lock, whatever its driver (6.14 on)");
+
+/* whether to hold @dev's instance lock, not RTNL */
 static bool kpm_lockhold_instance(struct net_device *dev)
 {
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 16, 0)
-	return !rtnl && netdev_need_ops_lock(dev);
+	return instance || (!rtnl && netdev_need_ops_lock(dev));
 #else
-	return false;
+	return instance;
 #endif
 }
 
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 16, 0)
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 14, 0)
 #define kpm_lockhold_netdev_lock netdev_lock
 #define kpm_lockhold_netdev_unlock netdev_unlock
 #else
-/* never called: the sampler takes no instance lock before 6.16 */
+/* never called: instance=1 is refused before 6.14 */
 static void kpm_lockhold_netdev_lock(struct net_device *dev) { }
 static void kpm_lockhold_netdev_unlock(struct net_device *dev) { }
 #endif
@@ -56,22 +62,24 @@ static int __init kpm_lockhold_init(void)
 {
 	netdevice_tracker tracker;
 	struct net_device *dev;
-	bool instance;
+	bool use_instance;
 
-	if (ms > 10000)
+	if (ms > 10000 || (rtnl && instance) ||
+	    (instance && LINUX_VERSION_CODE < KERNEL_VERSION(6, 14, 0)))
 		return -EINVAL;
 	dev = netdev_get_by_index(&init_net, ifindex, &tracker, GFP_KERNEL);
 	if (!dev)
 		return -ENODEV;
-	instance = kpm_lockhold_instance(dev);
+	use_instance = kpm_lockhold_instance(dev);
 	pr_info("holding %s of %s for %u ms\n",
-		instance ? "the instance lock" : "RTNL", netdev_name(dev), ms);
-	if (instance)
+		use_instance ? "the instance lock" : "RTNL", netdev_name(dev),
+		ms);
+	if (use_instance)
 		kpm_lockhold_netdev_lock(dev);
 	else
 		rtnl_lock();
 	msleep(ms);
-	if (instance)
+	if (use_instance)
 		kpm_lockhold_netdev_unlock(dev);
 	else
 		rtnl_unlock();
