@@ -182,28 +182,32 @@ static void kpm_latest_counter(struct seq_file *m, char sep, u64 v)
 		seq_printf(m, "%c%llu", sep, v);
 }
 
+/* the CPU of each RX (@rx) or TX queue's IRQ in order, "-" for none */
+static void kpm_latest_cpus(struct seq_file *m,
+			    const struct kpm_dev_qstats *qs, u32 nq, bool rx)
+{
+	u32 q;
+	s32 cpu;
+
+	seq_puts(m, rx ? " rx_cpus" : " tx_cpus");
+	for (q = 0; q < nq; q++) {
+		cpu = kpm_qstats_link(qs, nq, rx, q)->cpu;
+		seq_printf(m, cpu < 0 ? "%c-" : "%c%d", q ? ',' : ' ', cpu);
+	}
+}
+
 /*
  * The map of a netdev's queues: its version ("skipped" after it when the
  * read found the instance lock held, the map the last read's), and the
- * CPU of each queue's IRQ in order, "-" where there is none.
+ * CPU of each queue's IRQ.
  */
 static void kpm_latest_map(struct seq_file *m, const struct kpm_sample *smp,
 			   const struct kpm_dev_qstats *qs)
 {
-	u32 q, nq = smp->nqueues;
-	s32 cpu;
-
-	seq_printf(m, " map %u%s rx_cpus", qs->map_version,
+	seq_printf(m, " map %u%s", qs->map_version,
 		   qs->map_skipped ? " skipped" : "");
-	for (q = 0; q < nq; q++) {
-		cpu = kpm_qstats_link(qs, nq, true, q)->cpu;
-		seq_printf(m, cpu < 0 ? "%c-" : "%c%d", q ? ',' : ' ', cpu);
-	}
-	seq_puts(m, " tx_cpus");
-	for (q = 0; q < nq; q++) {
-		cpu = kpm_qstats_link(qs, nq, false, q)->cpu;
-		seq_printf(m, cpu < 0 ? "%c-" : "%c%d", q ? ',' : ' ', cpu);
-	}
+	kpm_latest_cpus(m, qs, smp->nqueues, true);
+	kpm_latest_cpus(m, qs, smp->nqueues, false);
 }
 
 /*

@@ -213,34 +213,40 @@ kpm_read_link(const struct napi_struct *napi, const struct kpm_queue_link *old)
 	return link;
 }
 
+/* @link, the last read's, read anew from @napi; whether it changed */
+static bool kpm_update_link(struct kpm_queue_link *link,
+			    const struct napi_struct *napi)
+{
+	struct kpm_queue_link now = kpm_read_link(napi, link);
+	bool changed = memcmp(link, &now, sizeof(now)) != 0;
+
+	*link = now;
+	return changed;
+}
+
 /*
  * The links of @dev's first @nqueues queues of each direction, as
  * queue-get and napi-get read them (netdev_nl_queue_fill_one(),
  * netdev_nl_napi_fill_one()), into @qs: its map, whose version goes up
- * when any of them changed since the last read. Under the locks
- * kpm_qstats_trylock() and kpm_napi_trylock() took.
+ * when any of them changed since the last read; a queue the netdev does
+ * not have has none. Under the locks kpm_qstats_trylock() and
+ * kpm_napi_trylock() took.
  */
 static void kpm_read_queue_map(struct net_device *dev,
 			       struct kpm_dev_qstats *qs, u32 nqueues)
 {
 	bool changed = !qs->map_version;
-	struct kpm_queue_link link;
 	u32 q;
 
 	for (q = 0; q < nqueues; q++) {
-		struct kpm_queue_link *old = kpm_qstats_link(qs, nqueues, true, q);
-
-		link = q < dev->real_num_rx_queues ?
-		       kpm_read_link(__netif_get_rx_queue(dev, q)->napi, old) :
-		       KPM_NO_LINK;
-		changed |= memcmp(old, &link, sizeof(link)) != 0;
-		*old = link;
-		old = kpm_qstats_link(qs, nqueues, false, q);
-		link = q < dev->real_num_tx_queues ?
-		       kpm_read_link(netdev_get_tx_queue(dev, q)->napi, old) :
-		       KPM_NO_LINK;
-		changed |= memcmp(old, &link, sizeof(link)) != 0;
-		*old = link;
+		changed |= kpm_update_link(kpm_qstats_link(qs, nqueues, true, q),
+					   q < dev->real_num_rx_queues ?
+					   __netif_get_rx_queue(dev, q)->napi :
+					   NULL);
+		changed |= kpm_update_link(kpm_qstats_link(qs, nqueues, false, q),
+					   q < dev->real_num_tx_queues ?
+					   netdev_get_tx_queue(dev, q)->napi :
+					   NULL);
 	}
 	qs->map_version += changed;
 	qs->mapped = true;

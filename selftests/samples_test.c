@@ -708,18 +708,18 @@ TEST(queue_map_put_together)
 	ASSERT_EQ(0, feed(&d, map_msg(0, -1, 1, v1, 2)));
 	EXPECT_TRUE(d.cur.q[0].mapped);
 	EXPECT_FALSE(d.cur.q[0].read);
-	EXPECT_EQ(8194, d.cur.q[0].rx[1].napi_id);
-	EXPECT_EQ(Q_NO_LINK, d.cur.q[0].rx[1].irq);
+	EXPECT_EQ(8194, d.cur.q[0].rx[1].link.napi_id);
+	EXPECT_EQ(Q_NO_LINK, d.cur.q[0].rx[1].link.irq);
 	/* the same version, no queue: the links as they were */
 	ASSERT_EQ(0, feed(&d, map_msg(1, 0, 1, NULL, 0)));
 	EXPECT_EQ(1, d.cur.q[0].map_version);
-	EXPECT_EQ(2, d.cur.q[0].rx[0].cpu);
-	EXPECT_EQ(8194, d.cur.q[0].rx[1].napi_id);
+	EXPECT_EQ(2, d.cur.q[0].rx[0].link.cpu);
+	EXPECT_EQ(8194, d.cur.q[0].rx[1].link.napi_id);
 	/* a new version: queue 1 has none now */
 	ASSERT_EQ(0, feed(&d, map_msg(2, 1, 2, v2, 2)));
-	EXPECT_EQ(3, d.cur.q[0].rx[0].cpu);
-	EXPECT_EQ(Q_NO_LINK, d.cur.q[0].rx[1].napi_id);
-	EXPECT_EQ(Q_NO_LINK, d.cur.q[0].tx[0].napi_id);
+	EXPECT_EQ(3, d.cur.q[0].rx[0].link.cpu);
+	EXPECT_EQ(Q_NO_LINK, d.cur.q[0].rx[1].link.napi_id);
+	EXPECT_EQ(Q_NO_LINK, d.cur.q[0].tx[0].link.napi_id);
 	fflush(out);
 	EXPECT_NE(NULL, strstr(buf, "# ktap-metric-json: {\"host\":\"local\",\"ifindex\":5,\"irq\":27,\"map_version\":1,\"name\":\"nic.queue.rx.cpu\",\"napi_id\":8193,\"queue\":0,\"shape\":\"scalar\",\"time\":0.0,\"value\":2}\n"));
 	EXPECT_NE(NULL, strstr(buf, "\"map_version\":2,\"name\":\"nic.queue.rx.cpu\",\"napi_id\":8193,\"queue\":0,\"shape\":\"scalar\",\"time\":0.02,\"value\":3}\n"));

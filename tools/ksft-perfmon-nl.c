@@ -407,19 +407,19 @@ static void queue_links_json(struct jw *w, const struct queue_stats *qs,
 
 	jw_arr_start(w);
 	for (q = 0; q < nq; q++) {
-		if (qs[q].napi_id == Q_NO_LINK)
+		if (qs[q].link.napi_id == Q_NO_LINK)
 			continue;
 		jw_obj_start(w);
-		if (qs[q].cpu != Q_NO_LINK) {
+		if (qs[q].link.cpu != Q_NO_LINK) {
 			jw_key(w, "cpu");
-			jw_uint(w, qs[q].cpu);
+			jw_uint(w, qs[q].link.cpu);
 		}
-		if (qs[q].irq != Q_NO_LINK) {
+		if (qs[q].link.irq != Q_NO_LINK) {
 			jw_key(w, "irq");
-			jw_uint(w, qs[q].irq);
+			jw_uint(w, qs[q].link.irq);
 		}
 		jw_key(w, "napi_id");
-		jw_uint(w, qs[q].napi_id);
+		jw_uint(w, qs[q].link.napi_id);
 		jw_key(w, "queue");
 		jw_uint(w, q);
 		jw_obj_end(w);

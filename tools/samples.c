@@ -338,14 +338,14 @@ static bool qstats_parse(const struct nlattr *nest, struct qstats_vals *qv)
 			ok &= qv->have_map = attr_u32(a, &qv->map_version);
 			break;
 		case KSFT_PERFMON_A_QSTATS_NAPI_ID:
-			ok &= attr_u32(a, &qv->qs.napi_id) &&
-			      qv->qs.napi_id != Q_NO_LINK;
+			ok &= attr_u32(a, &qv->qs.link.napi_id) &&
+			      qv->qs.link.napi_id != Q_NO_LINK;
 			break;
 		case KSFT_PERFMON_A_QSTATS_IRQ:
-			ok &= attr_u32(a, &qv->qs.irq);
+			ok &= attr_u32(a, &qv->qs.link.irq);
 			break;
 		case KSFT_PERFMON_A_QSTATS_CPU:
-			ok &= attr_u32(a, &qv->qs.cpu);
+			ok &= attr_u32(a, &qv->qs.link.cpu);
 			break;
 		default:
 			if (type >= KSFT_PERFMON_A_QSTATS_RX_PACKETS &&
@@ -385,12 +385,8 @@ static int parse_dev_qstats(struct drain *d, const struct nlattr *nest)
 	/* a map that is not the base's is sent whole: its links start anew */
 	if (!d->changes || !qs->mapped || !qv.have_map ||
 	    qv.map_version != qs->map_version)
-		for (q = 0; q < nq; q++) {
-			qs->rx[q].napi_id = qs->rx[q].irq = Q_NO_LINK;
-			qs->rx[q].cpu = Q_NO_LINK;
-			qs->tx[q].napi_id = qs->tx[q].irq = Q_NO_LINK;
-			qs->tx[q].cpu = Q_NO_LINK;
-		}
+		for (q = 0; q < nq; q++)
+			qs->rx[q].link = qs->tx[q].link = Q_NO_LINKS;
 	qs->read = qv.have_queues;
 	qs->skipped = qv.skipped;
 	qs->mapped = qv.have_map;
@@ -422,16 +418,13 @@ static int parse_queue(struct drain *d, const struct nlattr *nest)
 	/* a queue with counters, or with a link of the netdev's map */
 	if (qv.id >= d->s->queues ||
 	    !((qs->read && qv.id < (rx ? qs->rx_queues : qs->tx_queues)) ||
-	      (qs->mapped && qv.qs.napi_id != Q_NO_LINK)))
+	      (qs->mapped && qv.qs.link.napi_id != Q_NO_LINK)))
 		return drain_error(d, "kernel reports queue %u of netdev %u, which it does not have",
 				   qv.id, qv.ifindex);
 	t = &(rx ? qs->rx : qs->tx)[qv.id];
 	/* a queue of a map that did not change keeps its link */
-	if (qv.qs.napi_id == Q_NO_LINK) {
-		qv.qs.napi_id = t->napi_id;
-		qv.qs.irq = t->irq;
-		qv.qs.cpu = t->cpu;
-	}
+	if (qv.qs.link.napi_id == Q_NO_LINK)
+		qv.qs.link = t->link;
 	*t = qv.qs;
 	return 0;
 }
@@ -1147,19 +1140,19 @@ static void emit_links(struct record *r, const struct sample *smp,
 	uint32_t q;
 
 	for (q = 0; q < r->nqueues; q++) {
-		if (l[q].cpu == Q_NO_LINK)
+		if (l[q].link.cpu == Q_NO_LINK)
 			continue;
 		queue_obs_start(r, &w, smp, d);
 		jw_key(&w, "irq");
-		jw_uint(&w, l[q].irq);
+		jw_uint(&w, l[q].link.irq);
 		jw_key(&w, "map_version");
 		jw_uint(&w, qs->map_version);
 		jw_key(&w, "name");
 		jw_str(&w, metric_names[m]);
 		jw_key(&w, "napi_id");
-		jw_uint(&w, l[q].napi_id);
+		jw_uint(&w, l[q].link.napi_id);
 		queue_obs_time(r, &w, smp, q);
-		jw_uint(&w, l[q].cpu);
+		jw_uint(&w, l[q].link.cpu);
 		obs_end(r, &w);
 	}
 }

@@ -74,16 +74,21 @@ struct dev_stats {
 #define Q_UNSET		UINT64_MAX
 
 /*
- * With a queue's counters, its link in the netdev's map: its NAPI
- * instance, that one's IRQ, and the CPU the IRQ goes to; Q_NO_LINK where
- * it has none.
+ * A queue's link in its netdev's map: its NAPI instance, that one's IRQ,
+ * and the CPU the IRQ goes to; Q_NO_LINK where it has none.
  */
-struct queue_stats {
-	uint64_t v[Q_NR_STATS];
+struct queue_link {
 	uint32_t napi_id, irq, cpu;
 };
 
 #define Q_NO_LINK	UINT32_MAX
+#define Q_NO_LINKS	((struct queue_link){ Q_NO_LINK, Q_NO_LINK, Q_NO_LINK })
+
+/* a queue's counters, and its link */
+struct queue_stats {
+	uint64_t v[Q_NR_STATS];
+	struct queue_link link;
+};
 
 /* a netdev's queue statistics in a sample of a session with queues */
 struct dev_qstats {
