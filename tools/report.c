@@ -25,7 +25,7 @@ const char *const rp_stat_names[RP_NR_STATS] = {
 static const char POLICY_TAG[] = "ktap-metric-policy-json: ";
 static const char OBS_TAG[] = "ktap-metric-json: ";
 
-static void *xrealloc(void *p, size_t n, size_t size)
+void *rp_xrealloc(void *p, size_t n, size_t size)
 {
 	if (size && n > SIZE_MAX / size)
 		abort();
@@ -35,7 +35,7 @@ static void *xrealloc(void *p, size_t n, size_t size)
 	return p;
 }
 
-static char *xstrdup(const char *s)
+char *rp_xstrdup(const char *s)
 {
 	char *d = strdup(s);
 
@@ -45,12 +45,12 @@ static char *xstrdup(const char *s)
 }
 
 /* grows *@arr of *@cap elements of @size to hold one more than @nr */
-static void *grow(void *arr, size_t nr, size_t *cap, size_t size)
+void *rp_grow(void *arr, size_t nr, size_t *cap, size_t size)
 {
 	if (nr < *cap)
 		return arr;
 	*cap = *cap ? *cap * 2 : 8;
-	return xrealloc(arr, *cap, size);
+	return rp_xrealloc(arr, *cap, size);
 }
 
 /* FNV-1a */
@@ -374,9 +374,9 @@ static bool policy_parse(struct rp_run *run, unsigned int line, json_t *j,
 		refuse(run, line, "policy without a name");
 		return false;
 	}
-	p->name = xstrdup(json_string_value(json_object_get(j, "name")));
+	p->name = rp_xstrdup(json_string_value(json_object_get(j, "name")));
 	s = json_string_value(json_object_get(j, "display_label"));
-	p->label = s ? xstrdup(s) : NULL;
+	p->label = s ? rp_xstrdup(s) : NULL;
 	p->json = json_incref(j);
 	p->line = line;
 	return true;
@@ -422,10 +422,10 @@ static bool same_shape(struct rp_run *run, unsigned int line,
 		return false;
 	}
 	if (!m) {
-		c->metrics = grow(c->metrics, c->nr_metrics, &c->cap_metrics,
-				  sizeof(*c->metrics));
+		c->metrics = rp_grow(c->metrics, c->nr_metrics,
+				     &c->cap_metrics, sizeof(*c->metrics));
 		m = &c->metrics[c->nr_metrics];
-		m->name = xstrdup(metric);
+		m->name = rp_xstrdup(metric);
 		m->per_cpu = per_cpu;
 		m->line = line;
 		rp_hash_put(&c->metric_idx, m->name, c->nr_metrics++);
@@ -449,7 +449,7 @@ static void read_policy(struct rp_run *run, unsigned int line, json_t *j)
 		refuse(run, line, "policy of %s after an observation of it",
 		       p.name);
 	} else if (!old) {
-		c->pol = grow(c->pol, c->nr_pol, &c->cap_pol, sizeof(*c->pol));
+		c->pol = rp_grow(c->pol, c->nr_pol, &c->cap_pol, sizeof(*c->pol));
 		c->pol[c->nr_pol] = p;
 		rp_hash_put(&c->pol_idx, p.name, c->nr_pol++);
 		return;
@@ -523,9 +523,9 @@ static void series_init(struct rp_series *s, json_t *j, char *key)
 	json_t *v;
 
 	memset(s, 0, sizeof(*s));
-	s->metric = xstrdup(json_string_value(json_object_get(j, "name")));
+	s->metric = rp_xstrdup(json_string_value(json_object_get(j, "name")));
 	k = json_string_value(json_object_get(j, "host"));
-	s->host = xstrdup(k ? k : "");
+	s->host = rp_xstrdup(k ? k : "");
 	s->key = key;
 	s->plot = labels_text(j, false);
 	s->per_cpu = strcmp(json_string_value(json_object_get(j, "shape")),
@@ -533,9 +533,9 @@ static void series_init(struct rp_series *s, json_t *j, char *key)
 	json_object_foreach(j, k, v) {
 		if (format_key(k) || !strcmp(k, "host"))
 			continue;
-		s->labels = xrealloc(s->labels, s->nr_labels + 1,
-				     sizeof(*s->labels));
-		s->labels[s->nr_labels].key = xstrdup(k);
+		s->labels = rp_xrealloc(s->labels, s->nr_labels + 1,
+					sizeof(*s->labels));
+		s->labels[s->nr_labels].key = rp_xstrdup(k);
 		s->labels[s->nr_labels++].value = json_incref(v);
 	}
 	if (s->nr_labels > 1)
@@ -548,7 +548,7 @@ static struct rp_series *series_add(struct rp_case *c, json_t *j, char *key)
 	size_t idx = c->nr_ser, first;
 	struct rp_series *s;
 
-	c->ser = grow(c->ser, c->nr_ser, &c->cap_ser, sizeof(*c->ser));
+	c->ser = rp_grow(c->ser, c->nr_ser, &c->cap_ser, sizeof(*c->ser));
 	s = &c->ser[c->nr_ser++];
 	series_init(s, j, key);
 	rp_hash_put(&c->ser_idx, s->key, idx);
@@ -574,7 +574,7 @@ static bool obs_values(struct rp_run *run, unsigned int line, json_t *j,
 
 	if (!strcmp(shape, "scalar")) {
 		o->n = 1;
-		o->v = xrealloc(NULL, 1, sizeof(double));
+		o->v = rp_xrealloc(NULL, 1, sizeof(double));
 		if (!number(val, o->v)) {
 			refuse(run, line, "value: not a number");
 			free(o->v);
@@ -592,7 +592,7 @@ static bool obs_values(struct rp_run *run, unsigned int line, json_t *j,
 		       o->n, RP_MAX_CPUS);
 		return false;
 	}
-	o->v = xrealloc(NULL, o->n, sizeof(double));
+	o->v = rp_xrealloc(NULL, o->n, sizeof(double));
 	json_array_foreach(val, i, v) {
 		if (json_is_null(v)) {
 			o->v[i] = NAN;
@@ -639,7 +639,7 @@ static void read_obs(struct rp_run *run, unsigned int line, json_t *j)
 		s = series_add(c, j, key);
 	else
 		free(key);
-	s->obs = grow(s->obs, s->nr_obs, &s->cap_obs, sizeof(*s->obs));
+	s->obs = rp_grow(s->obs, s->nr_obs, &s->cap_obs, sizeof(*s->obs));
 	s->obs[s->nr_obs++] = o;
 }
 
@@ -673,8 +673,8 @@ static void case_add(struct rp_run *run, char *name, bool ok)
 {
 	struct rp_case *c;
 
-	run->cases = grow(run->cases, run->nr_cases, &run->cap_cases,
-			  sizeof(*run->cases));
+	run->cases = rp_grow(run->cases, run->nr_cases, &run->cap_cases,
+			     sizeof(*run->cases));
 	c = &run->cases[run->nr_cases];
 	*c = run->pending;
 	c->name = name;
@@ -746,7 +746,7 @@ void rp_read(struct rp_run *run, FILE *f)
 	free(l);
 	/* metrics with no result line after them: a case of their own */
 	if (run->pending.nr_pol || run->pending.nr_ser)
-		case_add(run, xstrdup("(no result line)"), false);
+		case_add(run, rp_xstrdup("(no result line)"), false);
 }
 
 static size_t series_width(const struct rp_series *s)
@@ -768,8 +768,8 @@ static void col_add(struct rp_col *c, size_t idx, double v)
 {
 	if (c->nr == c->cap) {
 		c->cap = c->cap ? 2 * c->cap : 8;
-		c->v = xrealloc(c->v, c->cap, sizeof(*c->v));
-		c->idx = xrealloc(c->idx, c->cap, sizeof(*c->idx));
+		c->v = rp_xrealloc(c->v, c->cap, sizeof(*c->v));
+		c->idx = rp_xrealloc(c->idx, c->cap, sizeof(*c->idx));
 	}
 	c->v[c->nr] = v;
 	c->idx[c->nr++] = idx;
@@ -819,7 +819,7 @@ void rp_process(const struct rp_series *s, const struct rp_policy *p,
 	out->col = calloc(out->width, sizeof(*out->col));
 	if (!out->col)
 		abort();
-	out->t = xrealloc(NULL, s->nr_obs, sizeof(double));
+	out->t = rp_xrealloc(NULL, s->nr_obs, sizeof(double));
 	out->nr = 0;
 	for (i = p->rate ? 1 : 0; i < s->nr_obs; i++)
 		process_obs(s, p, i, aggregate, out);
@@ -865,7 +865,7 @@ bool rp_stat(const struct rp_points *pts, size_t col, enum rp_stat stat,
 
 	if (!n)
 		return false;
-	x = xrealloc(NULL, n, sizeof(double));
+	x = rp_xrealloc(NULL, n, sizeof(double));
 	memcpy(x, pts->col[col].v, n * sizeof(double));
 	switch (stat) {
 	case RP_LAST:
@@ -970,7 +970,7 @@ size_t rp_balances(const struct rp_case *c, struct rp_balance **out)
 			}
 		}
 		if (n >= 2) {
-			b = xrealloc(b, nr + 1, sizeof(*b));
+			b = rp_xrealloc(b, nr + 1, sizeof(*b));
 			b[nr].first = i;
 			b[nr].nr = n;
 			b[nr].total = sum;
