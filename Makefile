@@ -46,9 +46,11 @@ tools/ksft-perfmon-nl: tools/ksft-perfmon-nl.c $(TOOL_DEPS)
 	$(CC) $(TOOL_CFLAGS) -o $@ $< $(TOOL_SRCS) $(TOOL_LIBS)
 
 tools/ksft-perfmon-report: tools/ksft-perfmon-report.c tools/report.c \
-			   tools/report.h tools/json.c tools/json.h
+			   tools/openmetrics.c tools/report.h tools/json.c \
+			   tools/json.h
 	$(CC) $(CFLAGS) -Itools $(shell pkg-config --cflags jansson) -o $@ $< \
-		tools/report.c tools/json.c $(shell pkg-config --libs jansson) -lm
+		tools/report.c tools/openmetrics.c tools/json.c \
+		$(shell pkg-config --libs jansson) -lm
 
 selftests: $(SELFTESTS)
 

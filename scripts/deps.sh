@@ -7,9 +7,10 @@
 # iperf3, sparse, the Python modules of the kernel's YNL generator,
 # clang's libFuzzer, Sphinx and man for the docs, DKMS, tmux, ethtool and
 # ping (the driver tests read e1000e's stats with ethtool and send over
-# the NICs with ping), and the locale sources that json_repr_test.py
-# compiles de_DE from. Installs only what is missing, so a second run
-# costs a few dpkg queries. (The 7.3 source comes from trixie-backports:
+# the NICs with ping), the locale sources that json_repr_test.py
+# compiles de_DE from, and Prometheus (the OpenMetrics export is tested
+# in its promtool and its server, which the test starts itself). Installs
+# only what is missing, so a second run costs a few dpkg queries. (The 7.3 source comes from trixie-backports:
 # scripts/debug-kernel.sh fetches it.)
 
 set -euo pipefail
@@ -21,7 +22,8 @@ pkgs=(linux-image-6.12-amd64 linux-headers-6.12-amd64 linux-source-6.12
       libjansson-dev
       pkg-config iperf3 python3 python3-yaml python3-jsonschema
       iproute2 kmod cpio xz-utils gcc make clang libclang-rt-14-dev
-      python3-sphinx man-db dkms tmux ethtool iputils-ping locales)
+      python3-sphinx man-db dkms tmux ethtool iputils-ping locales
+      prometheus)
 
 missing=()
 for p in "${pkgs[@]}"; do
@@ -38,3 +40,8 @@ echo "deps.sh: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -q >/dev/null
 apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null
+# where systemd runs, Debian starts the service it installs (on :9090, every
+# address): the tests run the binaries, never the service
+if [[ " ${missing[*]} " == *" prometheus "* ]] && [ -d /run/systemd/system ]; then
+	systemctl disable --now prometheus.service > /dev/null 2>&1 || true
+fi

@@ -10,6 +10,7 @@ import json
 import math
 import os
 import random
+import re
 import resource
 import statistics
 import subprocess
@@ -840,6 +841,180 @@ def output_errors(t):
     t.check(p.returncode == 0, f'--time-base 010: exit {p.returncode}')
 
 
+def openmetrics(lines, *args):
+    """(exit status, stderr, the OpenMetrics text) of --openmetrics; a
+    text that promtool's OpenMetrics parser (Prometheus's backfill) does
+    not take whole, with as many samples as lines, is a message instead"""
+    with tempfile.TemporaryDirectory() as d:
+        path, om = os.path.join(d, 'run.ktap'), os.path.join(d, 'run.om')
+        with open(path, 'w') as f:
+            f.write('\n'.join(lines) + '\n')
+        p = subprocess.run([TOOL, '--openmetrics', om, *args, path],
+                           text=True, capture_output=True)
+        if not os.path.exists(om):
+            return p.returncode, p.stderr, None
+        with open(om) as f:
+            text = f.read()
+        n = sum(not x.startswith('#') for x in text.splitlines())
+        b = subprocess.run(['promtool', 'tsdb', 'create-blocks-from',
+                            'openmetrics', om, os.path.join(d, 'db')],
+                           text=True, capture_output=True)
+        took = sum(int(m) for m in re.findall(
+            r'^\S+\s+\d+\s+\d+\s+\S+\s+(\d+)\s', b.stdout, re.M))
+        if b.returncode or took != n:
+            text = (f'promtool took {took} of {n} samples, exit '
+                    f'{b.returncode}: {b.stderr.strip()}')
+    return p.returncode, p.stderr, text
+
+
+def openmetrics_written(t):
+    lines = [policy('cpu.time.sys', transform='rate',
+                    aggregation='busy-core-equivalents', summarize='p90'),
+             policy('nic.rx.bytes', transform='rate', summarize='max'),
+             policy('tput', summarize='distribution'),
+             obs('cpu.time.sys', 0.0001, [1.0, None, 2.0]),
+             obs('cpu.time.sys', 1.0005, [1.5, 3.0, 2.0]),
+             obs('cpu.time.sys', 2.25, [2.5, 3.5, 2.25]),
+             obs('nic.rx.bytes', 0.5, 10, ifindex=3),
+             obs('nic.rx.bytes', 1.5, 30, ifindex=3),
+             obs('tput', 1, 2.5, **{'case': 'x', '__y': True, 'a-b': None,
+                                    'q': 'say "\\hi"\n', 'queue': 1}),
+             obs('tput', 2, 3.5, **{'case': 'x', '__y': True, 'a-b': None,
+                                    'q': 'say "\\hi"\n', 'queue': 1}),
+             # out of time order, and names that only cleaning makes bad
+             obs('z', 2, 2, **{'': 'e', '..n__': 1, '7': 2}),
+             obs('z', 1, 1, **{'': 'e', '..n__': 1, '7': 2}),
+             'ok 1 c"1']
+    rc, err, text = openmetrics(lines, '--start', '1700000000.5',
+                                '--run', 'r\\1', '--kernel', '7.3')
+    if not t.check(rc == 0 and not err and text, f'exit {rc}: {err}'):
+        return
+    own = 'run="r\\\\1",kernel="7.3",case="c\\"1",host="local"'
+    tput = (own + ',exported___y="true",a_b="null",exported_case="x",'
+            'q="say \\"\\\\hi\\"\\n",queue="1"')
+    want = [
+        '# TYPE ksft_cpu_time_sys_seconds counter',
+        '# UNIT ksft_cpu_time_sys_seconds seconds',
+        '# HELP ksft_cpu_time_sys_seconds The KTAP metric cpu.time.sys.',
+        f'ksft_cpu_time_sys_seconds_total{{{own},cpu="0"}} 1.0 1700000000.500',
+        f'ksft_cpu_time_sys_seconds_total{{{own},cpu="0"}} 1.5 1700000001.501',
+        f'ksft_cpu_time_sys_seconds_total{{{own},cpu="0"}} 2.5 1700000002.750',
+        f'ksft_cpu_time_sys_seconds_total{{{own},cpu="1"}} 3.0 1700000001.501',
+        f'ksft_cpu_time_sys_seconds_total{{{own},cpu="1"}} 3.5 1700000002.750',
+        f'ksft_cpu_time_sys_seconds_total{{{own},cpu="2"}} 2.0 1700000000.500',
+        f'ksft_cpu_time_sys_seconds_total{{{own},cpu="2"}} 2.0 1700000001.501',
+        f'ksft_cpu_time_sys_seconds_total{{{own},cpu="2"}} 2.25 1700000002.750',
+        '# TYPE ksft_nic_rx_bytes counter',
+        '# UNIT ksft_nic_rx_bytes bytes',
+        '# HELP ksft_nic_rx_bytes The KTAP metric nic.rx.bytes.',
+        f'ksft_nic_rx_bytes_total{{{own},ifindex="3"}} 10.0 1700000001.000',
+        f'ksft_nic_rx_bytes_total{{{own},ifindex="3"}} 30.0 1700000002.000',
+        '# TYPE ksft_tput gauge',
+        '# HELP ksft_tput The KTAP metric tput.',
+        f'ksft_tput{{{tput}}} 2.5 1700000001.500',
+        f'ksft_tput{{{tput}}} 3.5 1700000002.500',
+        '# TYPE ksft_z gauge',
+        '# HELP ksft_z The KTAP metric z.',
+        f'ksft_z{{{own},exported_="e",exported___n__="1",exported_7="2"}}'
+        ' 1.0 1700000001.500',
+        f'ksft_z{{{own},exported_="e",exported___n__="1",exported_7="2"}}'
+        ' 2.0 1700000002.500',
+    ]
+    got = text.splitlines()
+    t.check(got[:len(want)] == want,
+            f'{[x for x in got[:len(want)] if x not in want][:2]}')
+    # the summaries: busy cores' p90 of the rates (0.5 + 0 over 1.0004 s,
+    # CPU 1 had none; 1 + 0.5 + 0.25 over 1.2495 s), the bytes' largest
+    # rate, tput's distribution; each at its series' last time
+    stats = {}
+    for line in got:
+        if line.startswith('ksft_report_stat{'):
+            labels, v, ts = line.rsplit(' ', 2)
+            m = dict(x.split('=', 1) for x in
+                     labels[len('ksft_report_stat{'):-1].split(',')
+                     if x.startswith(('metric=', 'stat=')))
+            stats[(m['metric'].strip('"'), m['stat'].strip('"'))] = \
+                (float(v), ts)
+    r = [0.5 / 1.0004, (1 + 0.5 + 0.25) / 1.2495]
+    t.close(stats.get(('cpu.time.sys', 'p90'), (0,))[0],
+            percentile(r, 90), 'cpu.time.sys p90')
+    t.check(stats.get(('nic.rx.bytes', 'max')) == (20.0, '1700000002.000'),
+            f'{stats}')
+    t.check({k[1] for k in stats if k[0] == 'tput'} ==
+            {'max', 'p50', 'p90', 'p99'}, f'{stats}')
+    t.check(got[-1] == '# EOF', f'{got[-1:]}')
+
+
+def openmetrics_refused(t):
+    a, b = obs('a.b', 1, 1), obs('a_b', 1, 2)
+    cases = [
+        ([a, b, 'ok 1 c'], "case c, a_b: ksft_a_b shares a sample's name "
+         'with a.b'),
+        ([policy('x', transform='rate'), obs('x', 1, 1), 'ok 1 c',
+          obs('x', 1, 1), 'ok 2 d'],
+         'case d, x: a counter (a policy with transform rate) in one '
+         'case, a gauge in another'),
+        ([obs('x', 1, 1, **{'k.l': 1, 'k_l': 2}), 'ok 1 c'],
+         'case c, x: two labels would have one name'),
+        ([obs('x', 1, 1), 'ok 1 c', obs('x', 2, 1), 'ok 2 c'],
+         'case c, x: an earlier series has the same labels'),
+        # labels that are written alike, in two series
+        ([obs('x', 1, 1, k=1), obs('x', 2, 1, k='1'), 'ok 1 c'],
+         'case c, x: an earlier series has the same labels'),
+        ([obs('x', 1, 1, **{'a.b': 1}), obs('x', 1, 1, a_b=1), 'ok 1 c'],
+         'case c, x: an earlier series has the same labels'),
+        ([obs('report.stat', 1, 1), 'ok 1 c'],
+         "case c, report.stat: ksft_report_stat is the report's own"),
+        # a counter's samples are x_total: no gauge may be
+        ([policy('x', transform='rate'), obs('x', 1, 1),
+          obs('x_total', 1, 1), 'ok 1 c'],
+         "case c, x_total: ksft_x_total shares a sample's name with x"),
+        ([policy('x', transform='rate'), obs('x', 1, -1), 'ok 1 c'],
+         'case c, x: a counter (a policy with transform rate) with a '
+         'negative value'),
+        ([obs('x', -1.5, 1), 'ok 1 c'],
+         'case c, x: a time before 1970 or after 5138, --start added'),
+        ([obs('q', 1, 1, queue=0), obs('q', 2, 2, queue=0),
+          obs('q', 1, 1, queue=1), obs('q', 2, 3, queue=1), 'ok 1 c',
+          obs('q', 1, 1, queue=2), obs('q', 2, 2, queue=2),
+          obs('q', 1, 1, queue=3), obs('q', 2, 3, queue=3), 'ok 2 c'],
+         "case c, q: its queue balance is an earlier case's of the same "
+         'name'),
+    ]
+    for lines, why in cases:
+        # Unix time 0 for the negative time (promtool 2.42 leaves out
+        # the last sample of a file whose samples are at 1970's first)
+        start = '0' if 'a time before 1970' in why else '1700000000'
+        rc, err, text = openmetrics(lines, '--start', start)
+        t.check(rc == 2 and why in err and '; not written' in err and
+                text and text.endswith('# EOF\n'),
+                f'{why}: exit {rc}: {err} {text}')
+    # a second sample in one millisecond: left out, and said
+    rc, err, text = openmetrics([obs('x', 1.0001, 1), obs('x', 1.0003, 2),
+                                 obs('x', 1.0011, 3), 'ok 1 c'],
+                                '--start', '1700000000')
+    n = sum(line.startswith('ksft_x{') for line in text.splitlines())
+    t.check(rc == 0 and n == 2 and 'ksft-perfmon-report: --openmetrics: '
+            '1 observations in the millisecond of an earlier one' in err,
+            f'exit {rc}, {n} samples: {err}')
+    for args, why in ((('--run', 'x'), '--run, --kernel and --start go '
+                       'with --openmetrics'),
+                      (('--openmetrics', '/dev/null', '--start', 'soon'),
+                       '--start soon: not a Unix time in seconds'),
+                      (('--openmetrics', '/dev/null', '--start', '1e300'),
+                       '--start 1e300: not a Unix time in seconds'),
+                      (('--openmetrics', '/dev/null', '--start', '0x10'),
+                       '--start 0x10: not a Unix time in seconds'),
+                      (('--openmetrics', '/dev/null', '--run', '\udcff'),
+                       '--run and --kernel must be UTF-8'),
+                      (('--openmetrics', '/nonexistent/x.om'),
+                       '/nonexistent/x.om: No such file or directory')):
+        p = subprocess.run([TOOL, *args, '/dev/null'], text=True,
+                           capture_output=True)
+        t.check(p.returncode == 2 and why in p.stderr,
+                f'{args}: exit {p.returncode}: {p.stderr}')
+
+
 TESTS = [rate_over_counter_reset, busy_cores_with_rate,
          busy_cores_without_transform, percentiles_short_series,
          per_cpu_without_aggregation, cases_hosts_and_depth,
@@ -847,7 +1022,8 @@ TESTS = [rate_over_counter_reset, busy_cores_with_rate,
          labels_key_series, mixed_shapes_refused, many_names, queue_balance,
          wide_arrays_bounded, json_true_values, svg_names_and_text,
          per_cpu_regression_not_judged, percentiles_as_numpy,
-         parser_deviations, names_at_the_edges]
+         parser_deviations, names_at_the_edges, openmetrics_written,
+         openmetrics_refused]
 
 
 def main():

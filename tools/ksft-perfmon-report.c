@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "json.h"
@@ -27,7 +28,9 @@
 #define EXIT_REGRESSED	1
 #define EXIT_INPUT	2	/* usage, lines refused, or output not written */
 
-#define USAGE "usage: " PROG " [--json] [--baseline FILE] [--svg DIR] [FILE]\n"
+#define USAGE "usage: " PROG " [--json] [--baseline FILE] [--svg DIR]\n" \
+	"         [--openmetrics FILE [--run ID] [--kernel RELEASE] [--start TIME]]\n" \
+	"         [FILE]\n"
 
 static const char usage_text[] =
 USAGE
@@ -43,12 +46,22 @@ USAGE
 "                       regression policy; exit 1 on a regression\n"
 "  -s, --svg DIR        write one plot per test case, metric and labels\n"
 "                       but host into DIR\n"
+"  -o, --openmetrics FILE\n"
+"                       write every observation as an OpenMetrics sample\n"
+"                       with its timestamp, and every summary as a gauge,\n"
+"                       into FILE (for promtool tsdb create-blocks-from\n"
+"                       openmetrics)\n"
+"      --run ID         label every sample of FILE run=\"ID\"\n"
+"      --kernel RELEASE label every sample of FILE kernel=\"RELEASE\"\n"
+"      --start TIME     the Unix time (seconds) of each case's time 0;\n"
+"                       without it, the run ends now: the current time\n"
+"                       less the latest time of any observation\n"
 "  -h, --help           this text\n"
 "\n"
 "Exit status: 0, 1 when a metric regressed, 2 on a usage error, when\n"
 "input lines were refused (each named on stderr; the rest is processed),\n"
-"when a --json row would not be true (an infinite value) or when the\n"
-"output or a plot could not be written.\n";
+"when a --json row would not be true (an infinite value), when the\n"
+"output, a plot or a series of --openmetrics could not be written.\n";
 
 enum verdict {
 	V_NONE, V_NO_BASELINE, V_IMPROVED, V_UNCHANGED, V_REGRESSED,
@@ -926,19 +939,78 @@ static int svg_case(int dirfd, const char *dir, size_t idx,
 	return err;
 }
 
+/* --start: a Unix time in seconds, decimal, from 1970 to 5138 */
+static bool parse_start(const char *arg, double *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtod(arg, &end);
+	if (end != arg && !*end && !errno && *out >= 0 && *out < 1e11 &&
+	    strspn(arg, "0123456789.eE+-") == strlen(arg))
+		return true;
+	fprintf(stderr, PROG ": --start %s: not a Unix time in seconds\n",
+		arg);
+	return false;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* the latest time of any observation of @run, 0 without one */
+static double latest_time(const struct rp_run *run)
+{
+	double t = 0;
+	size_t i, j, k;
+
+	for (i = 0; i < run->nr_cases; i++)
+		for (j = 0; j < run->cases[i].nr_ser; j++)
+			for (k = 0; k < run->cases[i].ser[j].nr_obs; k++)
+				t = fmax(t, run->cases[i].ser[j].obs[k].time);
+	return t;
+}
+
+static bool write_openmetrics(const struct rp_run *run,
+			      const struct rp_om_opts *o, const char *path)
+{
+	FILE *f = fopen(path, "w");
+	bool ok;
+
+	if (!f) {
+		fprintf(stderr, PROG ": %s: %s\n", path, strerror(errno));
+		return false;
+	}
+	ok = rp_openmetrics(run, o, f);
+	if (ferror(f) | fclose(f)) {
+		fprintf(stderr, PROG ": %s: %s\n", path, strerror(errno));
+		return false;
+	}
+	return ok;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
 		{ "baseline", required_argument, NULL, 'b' },
 		{ "svg", required_argument, NULL, 's' },
+		{ "openmetrics", required_argument, NULL, 'o' },
+		{ "run", required_argument, NULL, 'R' },
+		{ "kernel", required_argument, NULL, 'K' },
+		{ "start", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
-	const char *baseline = NULL, *svg = NULL;
+	const char *baseline = NULL, *svg = NULL, *om = NULL, *start = NULL;
+	struct rp_om_opts om_opts = { };
 	struct rp_run run, base;
 	bool json = false, regressed = false, svg_failed = false;
-	bool json_failed = false;
+	bool json_failed = false, om_failed = false;
 	struct rp_balance *bal;
 	size_t nr_bal;
 	int svg_fd;
@@ -946,7 +1018,7 @@ int main(int argc, char **argv)
 	int c;
 
 	out_check_at_exit(PROG, EXIT_INPUT);
-	while ((c = getopt_long(argc, argv, "jb:s:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "jb:s:o:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
 			json = true;
@@ -956,6 +1028,18 @@ int main(int argc, char **argv)
 			break;
 		case 's':
 			svg = optarg;
+			break;
+		case 'o':
+			om = optarg;
+			break;
+		case 'R':
+			om_opts.run_id = optarg;
+			break;
+		case 'K':
+			om_opts.kernel = optarg;
+			break;
+		case 'S':
+			start = optarg;
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
@@ -967,6 +1051,17 @@ int main(int argc, char **argv)
 	}
 	if (argc - optind > 1) {
 		fprintf(stderr, PROG ": one input file at most\n");
+		return EXIT_INPUT;
+	}
+	if (!om && (om_opts.run_id || om_opts.kernel || start)) {
+		fprintf(stderr, PROG ": --run, --kernel and --start go with --openmetrics\n");
+		return EXIT_INPUT;
+	}
+	if (start && !parse_start(start, &om_opts.start))
+		return EXIT_INPUT;
+	if ((om_opts.run_id && !rp_utf8_valid(om_opts.run_id)) ||
+	    (om_opts.kernel && !rp_utf8_valid(om_opts.kernel))) {
+		fprintf(stderr, PROG ": --run and --kernel must be UTF-8\n");
 		return EXIT_INPUT;
 	}
 	if (svg && mkdir(svg, 0755) && errno != EEXIST) {
@@ -1014,8 +1109,13 @@ int main(int argc, char **argv)
 	}
 	if (!run.nr_cases && !json)
 		printf("no metric lines\n");
+	if (om) {
+		if (!start)
+			om_opts.start = fmax(0, now() - latest_time(&run));
+		om_failed = !write_openmetrics(&run, &om_opts, om);
+	}
 	c = run.errors || (baseline && base.errors) || svg_failed ||
-	    json_failed ?
+	    json_failed || om_failed ?
 	    EXIT_INPUT : regressed ? EXIT_REGRESSED : 0;
 	if (run.errors || (baseline && base.errors))
 		fprintf(stderr, PROG ": %u lines refused\n",

@@ -184,4 +184,20 @@ bool rp_stat(const struct rp_points *pts, size_t col, enum rp_stat stat,
 /* linear interpolation between closest ranks, as numpy's default */
 double rp_percentile(const double *sorted, size_t n, double p);
 
+/* what --openmetrics adds to every sample, and where its times start */
+struct rp_om_opts {
+	const char *run_id;	/* label "run", or NULL */
+	const char *kernel;	/* label "kernel", or NULL */
+	double start;		/* the Unix time of each case's time 0 */
+};
+
+/*
+ * @run as OpenMetrics text into @f (tools/openmetrics.c); false when a
+ * series could not be written, each named on stderr
+ */
+bool rp_openmetrics(const struct rp_run *run, const struct rp_om_opts *o,
+		    FILE *f);
+/* whether @s is UTF-8, as OpenMetrics text must be */
+bool rp_utf8_valid(const char *s);
+
 #endif
