@@ -4,12 +4,16 @@
 # Two endpoints in two network namespaces joined by veth. ksft-perfmon-nl
 # records on both (--host local / remote) while iperf3 runs between them
 # and a known number of frames is sent into the downed remote end. Both
-# outputs must follow the metric format and show the traffic.
+# outputs must follow the metric format and show the traffic. With
+# KPM_E2E_OUT, the run stays there, and two_hosts.ktap in it is the run as
+# a test would print it: one case, both hosts' lines and iperf3's
+# throughput, its result this test's.
 
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 tool=$top/tools/ksft-perfmon-nl
 out=${KPM_E2E_OUT:-$(mktemp -d)}
+mkdir -p "$out" || exit 1
 L=kpm-local R=kpm-remote
 DROPS=50
 fail=0
@@ -50,7 +54,8 @@ done
 
 # the workload of the local endpoint: traffic, then frames into a downed peer
 workload() {
-	iperf3 -c 192.0.2.2 -t 3 >/dev/null || return 1
+	python3 -c 'import time; print(time.monotonic_ns())' > "$out/iperf3.t0"
+	iperf3 -c 192.0.2.2 -t 3 -i 0.5 -J > "$out/iperf3.json" || return 1
 	ip -n $R link set vb down
 	python3 - "$DROPS" <<'PY' || return 1
 import socket, sys
@@ -64,7 +69,7 @@ PY
 	ip -n $R link set vb up
 }
 export -f workload
-export R DROPS
+export R DROPS out
 ip netns exec $L "$tool" record --ifname va --interval 100 --host local \
 	--time-base "$base" -- bash -c workload > "$out/local.ktap"
 rc=$?
@@ -87,4 +92,32 @@ python3 "$top/selftests/ktap_metrics.py" "$out/local.ktap" --host local \
 python3 "$top/selftests/ktap_metrics.py" "$out/remote.ktap" --host remote \
 	--cpus "$cpus" --last nic.tx.dropped=0 --busy 0.2 --max-time 30 \
 	--raw "$out/$R.raw" || fail=1
+
+# The case as a test prints it: the policies once each, then the lines of
+# both hosts and the test's own measurement, iperf3's throughput each half
+# second (from the time iperf3 was started: its connection's setup is in it)
+python3 - "$out/iperf3.json" "$(cat "$out/iperf3.t0")" "$base" \
+	> "$out/throughput.ktap" <<'PY' || fail=1
+import json, sys
+d = json.load(open(sys.argv[1]))
+t0 = (int(sys.argv[2]) - int(sys.argv[3])) / 1e9
+print('# ktap-metric-policy-json: ' + json.dumps(
+    {'display_label': 'Gbit/s', 'name': 'throughput',
+     'summarize': 'distribution'}, separators=(',', ':'), sort_keys=True))
+for i in d['intervals']:
+    s = i['sum']
+    print('# ktap-metric-json: ' + json.dumps(
+        {'host': 'local', 'name': 'throughput', 'shape': 'scalar',
+         'time': round(t0 + s['end'], 6),
+         'value': s['bits_per_second'] / 1e9},
+        separators=(',', ':'), sort_keys=True))
+PY
+parts=("$out/throughput.ktap" "$out/local.ktap" "$out/remote.ktap")
+{
+	echo "TAP version 13"
+	echo "1..1"
+	grep -h '^# ktap-metric-policy-json: ' "${parts[@]}" | awk '!seen[$0]++'
+	grep -hv '^# ktap-metric-policy-json: ' "${parts[@]}"
+	[ "$fail" -eq 0 ] && echo "ok 1 two_hosts" || echo "not ok 1 two_hosts"
+} > "$out/two_hosts.ktap"
 exit $fail

@@ -172,7 +172,15 @@ suite_main() {
 	run qstats /usr/bin/python3 selftests/qstats_test.py \
 		"${KPM_MODULE%/*}-lockhold/kpm_lockhold.ko" \
 		${KPM_KSFT:+"$KPM_KSFT/../../.."}
-	run e2e selftests/e2e_two_hosts.sh
+	run e2e env KPM_E2E_OUT=/tmp/kpm-e2e selftests/e2e_two_hosts.sh
+	# that run in a real Prometheus: userspace only, so on one kernel,
+	# Debian's (the module's directory is named after the kernel)
+	case "$KPM_MODULE" in
+	*/6.12/*)
+		run prometheus /usr/bin/python3 selftests/prometheus_test.py \
+			/tmp/kpm-e2e
+		;;
+	esac
 	# the helpers in selftests: the kernel's driver selftest library with
 	# PerfMonitor (veth and netns; netdevsim where the kernel has it), and a
 	# bash test with the shell helper
