@@ -23,7 +23,8 @@
 #	back. The tool must be at the same path on the remote. A record
 #	not sampling within PERFMON_READY_S s (default 30: a debug kernel
 #	under load starts a remote's in seconds) fails it, after what it
-#	started is stopped.
+#	started is stopped: on the remote, what the command's shell
+#	started too (its process group, as sshd runs a command).
 # perfmon_metric NAME VALUE [POLICY_JSON]
 #	A test's own observation now, host "local"; POLICY_JSON (as
 #	json.dumps(..., separators=(",", ":"), sort_keys=True) writes it)
@@ -32,7 +33,9 @@
 # perfmon_stop
 #	Stops both records and prints every policy line once, then the
 #	observations of both hosts in time order. Non-zero when a record
-#	failed; record's own diagnostics ("# ksft-perfmon: ...") come first.
+#	failed ("# perfmon (remote): record exited 255: its connection was
+#	lost" for ssh's); record's own diagnostics ("# ksft-perfmon: ...")
+#	come first.
 #
 # The tool is $KSFT_PERFMON_NL, or this tree's tools/ksft-perfmon-nl.
 
@@ -47,7 +50,7 @@ _perfmon_pids=()
 # have other lines before it (a remote's shell or login may print some);
 # prints PID
 _perfmon_ready() {	# READY ERRORS RECORD_PID
-	local end=$((SECONDS + ${PERFMON_READY_S:-30})) line
+	local end=$((SECONDS + ${PERFMON_READY_S:-30})) line said
 	while [ "$SECONDS" -le "$end" ]; do
 		# not there yet when the background job has not opened it
 		while read -r line; do
@@ -58,7 +61,11 @@ _perfmon_ready() {	# READY ERRORS RECORD_PID
 		kill -0 "$3" 2>/dev/null || break
 		sleep 0.1
 	done
-	echo "perfmon: record did not start: $(grep -v '^ready ' "$2")" >&2
+	said=$(grep -v -e '^ready ' -e '^pid ' "$2")
+	if kill -0 "$3" 2>/dev/null; then
+		said="not sampling after ${PERFMON_READY_S:-30} s${said:+: $said}"
+	fi
+	echo "perfmon: record did not start: $said" >&2
 	return 1
 }
 
@@ -99,7 +106,9 @@ perfmon_start() {
 	off=$("$KSFT_PERFMON_NL" clock -- $_perfmon_remote "$tool clock") ||
 		{ perfmon_stop >/dev/null; return 1; }
 	rbase=$((base + off))
-	$_perfmon_remote "KSFT_READY_FD=2 exec $tool record \
+	# its shell's pid first, record's once it execs: one that never
+	# says it is ready is stopped there too, with what its shell started
+	$_perfmon_remote "echo pid \$\$ >&2; KSFT_READY_FD=2 exec $tool record \
 		--interval $(printf '%q' "$interval") --host remote \
 		--time-base $rbase --duration 604800 \
 		${metrics:+--metrics $(printf '%q' "$metrics")} \
@@ -120,27 +129,69 @@ perfmon_metric() {	# NAME VALUE [POLICY_JSON]
 		>> "$_perfmon_dir/test.ktap"
 }
 
+# waits up to SECS s for PID, a job of this shell; kills it after that (an
+# ssh whose host is gone, with no FIN, would wait for hours); its status
+_perfmon_wait() {	# PID SECS
+	local end=$((SECONDS + $2))
+	while kill -0 "$1" 2>/dev/null && [ "$SECONDS" -le "$end" ]; do
+		sleep 0.1
+	done
+	kill -KILL "$1" 2>/dev/null
+	wait "$1"
+}
+
+# the remote shell's pid, once it said it (given up to SECS s more)
+_perfmon_spid() {	# ERRORS SECS
+	local end=$((SECONDS + $2)) spid
+	while :; do
+		spid=$(sed -n 's/^pid \([0-9]*\)$/\1/p' "$1" 2>/dev/null | head -n1)
+		[ -n "$spid" ] || [ "$SECONDS" -gt "$end" ] ||
+			{ sleep 0.2; continue; }
+		# never 0 or 1: "kill -1" is everyone
+		[ "${spid:-0}" -gt 1 ] && echo "$spid"
+		return
+	done
+}
+
 perfmon_stop() {
-	local d=$_perfmon_dir rc=0 i st
+	local d=$_perfmon_dir rc=0 i st spid host=local
 	[ -n "$d" ] || { echo "perfmon_stop: not started" >&2; return 1; }
 	[ -n "${_perfmon_pids[0]:-}" ] &&
 		kill -TERM "${_perfmon_pids[0]}" 2>/dev/null
 	if [ -s "$d/remote.pid" ]; then
-		$_perfmon_remote "kill -TERM $(cat "$d/remote.pid")"
+		# gone already when its connection was lost
+		timeout 30 $_perfmon_remote "kill -TERM $(cat "$d/remote.pid")" \
+			2>/dev/null
 	elif [ -n "${_perfmon_pids[1]:-}" ]; then
-		# a remote record that never said it was ready, which no
-		# kill on the remote reaches: its command here, or the wait
-		# below would wait for it for as long as it records
+		# a remote record that never said it was ready: what its
+		# shell started there (its process group: sshd makes a session
+		# of each command), unless its command here ended already;
+		# then that command, or the wait below would wait for it for
+		# as long as it records
+		if kill -0 "${_perfmon_pids[1]}" 2>/dev/null; then
+			spid=$(_perfmon_spid "$d/remote.err" 10)
+			[ -n "$spid" ] && timeout 30 $_perfmon_remote \
+				"kill -TERM -$spid 2>/dev/null || kill -TERM $spid" \
+				2>/dev/null
+		fi
 		kill -TERM "${_perfmon_pids[1]}" 2>/dev/null
 	fi
 	for i in "${_perfmon_pids[@]}"; do
-		wait "$i"
+		_perfmon_wait "$i" 60
 		st=$?
-		# 3: samples were lost, which record's output says
-		[ "$st" -eq 0 ] || [ "$st" -eq 3 ] || rc=1
+		# 3: samples were lost, which record's output says; 255 is
+		# ssh's own, for a connection lost or never made, and 137 a
+		# command here that did not end
+		if [ "$st" -ne 0 ] && [ "$st" -ne 3 ]; then
+			rc=1
+			echo "# perfmon ($host): record exited $st$([ "$host" = remote ] &&
+				{ [ "$st" -eq 255 ] || [ "$st" -eq 137 ]; } &&
+				echo ': its connection was lost')"
+		fi
+		host=remote
 	done
 	for i in local remote; do
-		[ -s "$d/$i.err" ] && grep -v '^ready ' "$d/$i.err" |
+		[ -s "$d/$i.err" ] && grep -v -e '^ready ' -e '^pid ' "$d/$i.err" |
 			sed "s/^/# perfmon ($i): /"
 	done
 	cat "$d"/*.ktap 2>/dev/null | grep '^# ksft-perfmon: '

@@ -21,19 +21,27 @@ The remote's clock is lined up with ours by `ksft-perfmon-nl clock`, to
 within the time its answer takes to come back (milliseconds for a netns
 remote; over ssh, half the network's round trip more).
 
-The module must be loaded on both hosts. The tool is found in
-$KSFT_PERFMON_NL, in this tree's tools/, or on $PATH.
+The module must be loaded on both hosts: on a host without it, record
+does not start, and entering the block raises PerfMonitorError with
+record's message ("is the ksft_perfmon module loaded?") once what it
+started is stopped; so does a record that is not sampling after
+ready_s. A remote's record whose connection is lost (an ssh that
+exits 255) is named in a "# " line when the block ends, and the other
+host's lines are printed still. The tool is found in $KSFT_PERFMON_NL,
+in this tree's tools/, or on $PATH.
 """
 
 import json
 import os
+import re
 import select
 import shlex
 import shutil
 import signal
+import subprocess
 import time
 
-from lib.py import bkg, cmd
+from lib.py import bkg
 
 POLICY = '# ktap-metric-policy-json: '
 OBS = '# ktap-metric-json: '
@@ -65,7 +73,7 @@ class _Recorder:
     """one `record` on one host, stopped by its pid"""
 
     def __init__(self, tool, host_label, ifname, base, interval_ms, ring,
-                 metrics, host=None):
+                 metrics, host=None, ready_s=30):
         self.host, self.label = host, host_label
         args = [tool, 'record', '--interval', str(interval_ms),
                 '--host', host_label, '--time-base', str(base),
@@ -76,51 +84,126 @@ class _Recorder:
             args += ['--metrics', ','.join(metrics)]
         if ifname:
             args += ['--ifname', ifname]
-        # "ready PID" comes on stderr: a remote passes no other descriptor
+        # "ready PID" comes on stderr: a remote passes no other descriptor.
+        # Before it, a remote's shell says its pid, record's once it
+        # execs, so that a record that never says it is ready is stopped
+        # there too, with what its shell started
         comm = 'KSFT_READY_FD=2 exec ' + shlex.join(args)
+        self.shell_pid = None
         if host is None:
             comm = ['/bin/sh', '-c', comm]
         else:
-            comm = f'/bin/sh -c {shlex.quote(comm)}'
+            comm = f'/bin/sh -c {shlex.quote("echo pid $$ >&2; " + comm)}'
         self.bkg = bkg(comm, host=host, fail=False)
-        self.pid = self._ready(10)
+        self.pid = self._ready(ready_s)
 
     def _ready(self, timeout):
-        fd, line = self.bkg.proc.stderr.fileno(), b''
+        """record's pid, once it says it is ready; lines before it (a
+        remote's shell may print some) are kept for a message"""
+        fd = self.bkg.proc.stderr.fileno()
         deadline = time.monotonic() + timeout
-        while not line.endswith(b'\n'):
+        said, line = [], b''
+        while True:
             left = deadline - time.monotonic()
             if left <= 0 or not select.select([fd], [], [], left)[0]:
-                self._fail(f'not sampling after {timeout} s', line)
+                self._fail(f'not sampling after {timeout} s', said, line)
             c = os.read(fd, 1)      # no more: the rest is the tool's
             if not c:
-                break
+                self._fail('did not start', said, line, exited=True)
             line += c
-        words = line.decode(errors='replace').split()
-        if len(words) != 2 or words[0] != 'ready' or not words[1].isdigit():
-            self._fail('did not start', line)
-        return int(words[1])
+            if not line.endswith(b'\n'):
+                continue
+            text, line = line.decode(errors='replace').strip(), b''
+            m = re.fullmatch(r'(pid|ready) ([0-9]+)', text)
+            if m and m[1] == 'ready':
+                return int(m[2])
+            if (m and self.host is not None and self.shell_pid is None and
+                    int(m[2]) > 1):
+                self.shell_pid = int(m[2])
+            else:
+                said.append(text)
 
-    def _fail(self, what, seen):
-        """@seen: what came before the rest of record's stderr"""
-        self.bkg.process(terminate=True, fail=False, timeout=10)
-        err = (seen.decode(errors='replace') + self.bkg.stderr).strip()
+    def _fail(self, what, said, partial, exited=False):
+        """@said, @partial: record's stderr so far; @exited: it ended
+        (its own status, not a SIGTERM's, and nothing left to stop)"""
+        if not exited and self.host is not None and self.shell_pid is None:
+            # the remote shell's pid may be on its way still
+            self._wait_for_pid(partial, said)
+        if exited:
+            try:
+                self.bkg.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                exited = False
+        if not exited and self.shell_pid is not None:
+            # its process group (sshd makes a session of each command),
+            # else the shell alone, as an "ip netns exec" remote runs it
+            self._remote(f'kill -TERM -{self.shell_pid} 2>/dev/null || '
+                         f'kill -TERM {self.shell_pid}')
+        self._end(terminate=True, timeout=10)
+        err = '\n'.join(said + [partial.decode(errors='replace'),
+                                self.bkg.stderr]).strip()
         raise PerfMonitorError(f'ksft-perfmon-nl record on {self.label} '
                                f'{what}: {err or "no message"} (exit '
                                f'status {self.bkg.ret})')
+
+    def _wait_for_pid(self, partial, said, grace=10):
+        fd, line = self.bkg.proc.stderr.fileno(), partial
+        deadline = time.monotonic() + grace
+        while time.monotonic() < deadline and \
+                select.select([fd], [], [], deadline - time.monotonic())[0]:
+            c = os.read(fd, 1)
+            if not c:
+                return
+            line += c
+            if line.endswith(b'\n'):
+                m = re.fullmatch(rb'pid ([0-9]+)\n', line)
+                if m and int(m[1]) > 1:
+                    self.shell_pid = int(m[1])
+                    return
+                said.append(line.decode(errors='replace').strip())
+                line = b''
+
+    def _remote(self, comm):
+        """@comm on the remote, bounded: one that does not answer (a
+        host gone, no FIN) is given up"""
+        c = bkg(comm, host=self.host, fail=False)
+        try:
+            c.process(terminate=False, fail=False, timeout=30)
+        except subprocess.TimeoutExpired:
+            c.proc.kill()
+            c.proc.wait()
+
+    def _end(self, terminate, timeout):
+        """record's command here ended and read; one that does not end
+        (an ssh whose host is gone) is killed"""
+        try:
+            self.bkg.process(terminate=terminate, fail=False,
+                             timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.bkg.proc.kill()
+            self.bkg.process(terminate=False, fail=False, timeout=10)
+            return False
+        return True
 
     def stop(self):
         """SIGTERM to record, wherever it runs; its output"""
         if self.host is None:
             os.kill(self.pid, signal.SIGTERM)
         else:
-            cmd(f'kill -TERM {self.pid}', host=self.host)
-        self.bkg.process(terminate=False, fail=False, timeout=120)
+            # gone already when its connection was lost, which its exit
+            # status says
+            self._remote(f'kill -TERM {self.pid}')
+        answered = self._end(terminate=False, timeout=120)
         # 3: samples were lost, which record says in its output
-        if self.bkg.ret not in (0, 3):
+        if not answered or self.bkg.ret not in (0, 3):
+            err = self.bkg.stderr.strip()
+            why = err or 'no message'
+            if self.host is not None and (self.bkg.ret == 255 or
+                                          not answered):
+                # ssh's own status: its connection failed or was lost
+                why = 'its connection was lost' + (f': {err}' if err else '')
             raise PerfMonitorError(f'ksft-perfmon-nl record on {self.label}'
-                                   f' exited {self.bkg.ret}: '
-                                   f'{self.bkg.stderr.strip()}')
+                                   f' exited {self.bkg.ret}: {why}')
         return self.bkg.stdout
 
 
@@ -130,11 +213,15 @@ class PerfMonitor:
     it ends. @interval_ms: sampling interval; @ring: samples the kernel
     keeps between reads (record's default when None); @start_ns: the test
     case's start in CLOCK_MONOTONIC ns (default: now); @metrics: names of
-    the optional metrics to record too, or ['all'] (record --metrics)."""
+    the optional metrics to record too, or ['all'] (record --metrics);
+    @ready_s: how long each record may take to start sampling, after
+    which PerfMonitorError is raised and what started is stopped, on the
+    remote too."""
 
     def __init__(self, cfg, interval_ms=1000, ring=None, start_ns=None,
-                 tool=None, metrics=()):
+                 tool=None, metrics=(), ready_s=30):
         self.cfg = cfg
+        self.ready_s = ready_s
         self.interval_ms, self.ring = interval_ms, ring
         self.metrics = list(metrics)
         self.start_ns = time.monotonic_ns() if start_ns is None else start_ns
@@ -149,14 +236,26 @@ class PerfMonitor:
 
     def _remote_base(self, tool):
         """the remote's CLOCK_MONOTONIC at our start_ns. Starting a
-        command takes far longer than its exit and reply, so the remote
-        read its clock just before we saw the answer: of three reads,
-        the one closest to that"""
+        command takes far longer than its answer takes to come back, so
+        the remote read its clock just before we saw the answer: of
+        three reads, each timed as its line arrives (an ssh's teardown
+        after it is no part of it), the one closest to that"""
         offset = None
         for _ in range(3):
-            remote = int(cmd(f'{shlex.quote(tool)} clock',
-                             host=self.cfg.remote).stdout)
+            p = bkg(f'{shlex.quote(tool)} clock', host=self.cfg.remote,
+                    fail=False)
+            line = p.proc.stdout.readline()
             seen = time.monotonic_ns()
+            try:
+                p.process(terminate=False, fail=False, timeout=30)
+            except subprocess.TimeoutExpired:
+                p.proc.kill()
+                p.proc.wait()
+            if not line.strip().isdigit():
+                err = getattr(p, 'stderr', '').strip() or repr(line)
+                raise PerfMonitorError(f'ksft-perfmon-nl clock on remote: '
+                                       f'{err}')
+            remote = int(line)
             if offset is None or remote - seen > offset:
                 offset = remote - seen
         return self.start_ns + offset
@@ -164,14 +263,15 @@ class PerfMonitor:
     def __enter__(self):
         self._recorders.append(_Recorder(
             self.tool, 'local', self.cfg.ifname, self.start_ns,
-            self.interval_ms, self.ring, self.metrics))
+            self.interval_ms, self.ring, self.metrics,
+            ready_s=self.ready_s))
         try:
             remote_tool = self.cfg.remote.deploy(self.tool)
             remote_base = self._remote_base(remote_tool)
             self._recorders.append(_Recorder(
                 remote_tool, 'remote', self.cfg.remote_ifname, remote_base,
                 self.interval_ms, self.ring, self.metrics,
-                host=self.cfg.remote))
+                host=self.cfg.remote, ready_s=self.ready_s))
         except BaseException:
             self._stop_all()
             raise
