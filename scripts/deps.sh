@@ -8,8 +8,10 @@
 # clang's libFuzzer, Sphinx and man for the docs, DKMS, tmux, ethtool and
 # ping (the driver tests read e1000e's stats with ethtool and send over
 # the NICs with ping), the locale sources that json_repr_test.py
-# compiles de_DE from, and Prometheus (the OpenMetrics export is tested
-# in its promtool and its server, which the test starts itself). Installs
+# compiles de_DE from, Prometheus (the OpenMetrics export is tested in
+# its promtool and its server, which the test starts itself) and
+# OpenSSH's server (the remote over ssh: an sshd that the tests start in
+# a netns). Installs
 # only what is missing, so a second run costs a few dpkg queries. (The 7.3 source comes from trixie-backports:
 # scripts/debug-kernel.sh fetches it.)
 
@@ -23,7 +25,7 @@ pkgs=(linux-image-6.12-amd64 linux-headers-6.12-amd64 linux-source-6.12
       pkg-config iperf3 python3 python3-yaml python3-jsonschema
       iproute2 kmod cpio xz-utils gcc make clang libclang-rt-14-dev
       python3-sphinx man-db dkms tmux ethtool iputils-ping locales
-      prometheus)
+      prometheus openssh-server openssh-client)
 
 missing=()
 for p in "${pkgs[@]}"; do
@@ -40,8 +42,14 @@ echo "deps.sh: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -q >/dev/null
 apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null
-# where systemd runs, Debian starts the service it installs (on :9090, every
-# address): the tests run the binaries, never the service
-if [[ " ${missing[*]} " == *" prometheus "* ]] && [ -d /run/systemd/system ]; then
-	systemctl disable --now prometheus.service > /dev/null 2>&1 || true
+# where systemd runs, Debian starts the services it installs (Prometheus
+# on :9090 and sshd on :22, on every address): the tests run the
+# programs, never the services; one installed before is left as it was
+if [ -d /run/systemd/system ]; then
+	for p in prometheus:prometheus.service openssh-server:ssh.socket \
+		 openssh-server:ssh.service; do
+		if [[ " ${missing[*]} " == *" ${p%%:*} "* ]]; then
+			systemctl disable --now "${p#*:}" > /dev/null 2>&1 || true
+		fi
+	done
 fi

@@ -5,16 +5,20 @@
 # (selftests/drv_perfmon.py), in the library's two local setups:
 #   veth   NetDrvEpEnv's NETIF mode over a veth pair, the remote endpoint
 #          a netns (REMOTE_TYPE=netns)
+#   ssh    the same veth pair, the remote endpoint reached over ssh
+#          (REMOTE_TYPE=ssh): an sshd in the netns (selftests/ssh_env.sh)
 #   nsim   its netdevsim mode (needs netdevsim; Debian's 6.12 has none)
 # The test is copied into KSFT_DIR/drivers/net, where the library finds
 # itself. Needs the module loaded and root; KTAP output from
-# check_drv_output.py, non-zero exit when a check failed.
+# check_drv_output.py, non-zero exit when a check failed. With "failures",
+# the test is selftests/drv_remote_failures.py instead, its own KTAP the
+# output.
 #
-# usage: drv_env.sh veth|nsim KSFT_DIR
+# usage: drv_env.sh veth|ssh|nsim KSFT_DIR [failures]
 
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
-mode=$1 ksft=$2
+mode=$1 ksft=$2 what=${3:-perfmon}
 R=kpm-drv-remote
 case=iperf3_monitored
 
@@ -23,12 +27,19 @@ case=iperf3_monitored
 	exit 1
 }
 test=$ksft/drivers/net/kpm_perfmon.py
-cp "$top/selftests/drv_perfmon.py" "$test" || exit 1
+case "$what" in
+perfmon) cp "$top/selftests/drv_perfmon.py" "$test" || exit 1 ;;
+failures) cp "$top/selftests/drv_remote_failures.py" "$test" || exit 1 ;;
+*) echo "usage: drv_env.sh veth|ssh|nsim KSFT_DIR [failures]" >&2; exit 2 ;;
+esac
 out=$(mktemp)
-trap 'rm -f "$test" "$out"; ip netns del $R 2>/dev/null' EXIT
+sshd=$(mktemp -d)
+trap 'rm -f "$test" "$out"; ssh_remote_stop "$sshd"; ip netns del $R 2>/dev/null' EXIT
+# shellcheck source=selftests/ssh_env.sh
+source "$top/selftests/ssh_env.sh"
 
 case "$mode" in
-veth)
+veth | ssh)
 	ip netns add $R || exit 1
 	ip link add kpm-va type veth peer name kpm-vb netns $R || exit 1
 	ip addr add 192.0.2.1/24 dev kpm-va
@@ -38,6 +49,12 @@ veth)
 	ip -n $R link set lo up
 	export NETIF=kpm-va LOCAL_V4=192.0.2.1 REMOTE_V4=192.0.2.2
 	export REMOTE_TYPE=netns REMOTE_ARGS=$R
+	if [ "$mode" = ssh ]; then
+		# the sshd's clock 1000 s ahead of ours, as another host's is
+		ssh_remote_start $R 192.0.2.2 1000 "$sshd" || exit 1
+		export PATH=$sshd/bin:$PATH
+		export REMOTE_TYPE=ssh REMOTE_ARGS=kpm-remote
+	fi
 	;;
 nsim)
 	if ! modprobe -q netdevsim 2>/dev/null &&
@@ -47,13 +64,20 @@ nsim)
 	fi
 	;;
 *)
-	echo "usage: drv_env.sh veth|nsim KSFT_DIR" >&2
+	echo "usage: drv_env.sh veth|ssh|nsim KSFT_DIR [failures]" >&2
 	exit 2
 	;;
 esac
 
-# the remote's CLOCK_MONOTONIC 1000 s ahead of ours, as another host's is:
-# PerfMonitor must line both up
+if [ "$what" = failures ]; then
+	PYTHONPATH=$top/selftests/lib/py \
+		KSFT_PERFMON_NL=$top/tools/ksft-perfmon-nl python3 "$test"
+	exit
+fi
+
+# the remote's CLOCK_MONOTONIC 1000 s ahead of ours, as another host's is
+# (drv_perfmon.py puts a netns remote's there): PerfMonitor must line both
+# up
 PYTHONPATH=$top/selftests/lib/py KSFT_PERFMON_NL=$top/tools/ksft-perfmon-nl \
 	KPM_REMOTE_CLOCK_AHEAD=1000 python3 "$test" > "$out" 2>&1
 rc=$?

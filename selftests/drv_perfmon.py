@@ -75,7 +75,9 @@ def clock_ahead(remote, seconds):
 def main() -> None:
     with NetDrvEpEnv(__file__) as cfg:
         # KPM_REMOTE_CLOCK_AHEAD=S: a netns remote on a clock of its own
-        if os.environ.get("KPM_REMOTE_CLOCK_AHEAD"):
+        # (an ssh remote's sshd runs on one already: drv_env.sh)
+        if (os.environ.get("KPM_REMOTE_CLOCK_AHEAD") and
+                os.environ.get("REMOTE_TYPE") != "ssh"):
             clock_ahead(cfg.remote, int(os.environ["KPM_REMOTE_CLOCK_AHEAD"]))
         cfg.require_cmd("iperf3", local=True, remote=True)
         ksft_run([iperf3_monitored], args=(cfg,))

@@ -158,6 +158,19 @@ case "$suite" in stress | fuzz | minute) own=$suite/ ;; esac
 # objects allocated before the tests are not ours
 [ -w "$kmemleak" ] && echo clear > "$kmemleak"
 
+# The kernel, by the name of the module's directory (build/NAME/). The
+# remote over ssh on Debian's 6.12 and the debug kernel, and its failures
+# on 6.12 alone: an ssh under TCG costs a second, and what the ssh tests
+# check beyond the netns ones is userspace's (the module's conversion to
+# the reader's time namespace is in both)
+kernel_name=${KPM_MODULE%/*}
+kernel_name=${kernel_name##*/}
+ssh_variants= ssh_failures=
+case "$kernel_name" in
+6.12) ssh_variants=1 ssh_failures=1 ;;
+7.3-debug) ssh_variants=1 ;;
+esac
+
 suite_main() {
 	# a load that fails never shows the family (nlctrl's notify group)
 	run insmod_failure /usr/bin/python3 selftests/insmod_failure.py "$KPM_MODULE"
@@ -173,27 +186,33 @@ suite_main() {
 		"${KPM_MODULE%/*}-lockhold/kpm_lockhold.ko" \
 		${KPM_KSFT:+"$KPM_KSFT/../../.."}
 	run e2e env KPM_E2E_OUT=/tmp/kpm-e2e selftests/e2e_two_hosts.sh
-	# that run in a real Prometheus: userspace only, so on one kernel,
-	# Debian's (the module's directory is named after the kernel)
-	case "$KPM_MODULE" in
-	*/6.12/*)
+	# that run in a real Prometheus: userspace only, so on one kernel
+	if [ "$kernel_name" = 6.12 ]; then
 		run prometheus /usr/bin/python3 selftests/prometheus_test.py \
 			/tmp/kpm-e2e
-		;;
-	esac
+	fi
 	# the helpers in selftests: the kernel's driver selftest library with
 	# PerfMonitor (veth and netns; netdevsim where the kernel has it), and a
 	# bash test with the shell helper
 	if [ -n "$KPM_KSFT" ]; then
 		run drv_veth selftests/drv_env.sh veth "$KPM_KSFT"
+		# the remote over ssh, an sshd in the netns on a clock 1000 s
+		# ahead; its failures on one kernel: they are the helpers'
+		if [ "$ssh_variants" ]; then
+			run drv_ssh selftests/drv_env.sh ssh "$KPM_KSFT"
+		fi
+		if [ "$ssh_failures" ]; then
+			run drv_ssh_failures selftests/drv_env.sh ssh \
+				"$KPM_KSFT" failures
+		fi
 		run drv_nsim selftests/drv_env.sh nsim "$KPM_KSFT"
 	else
 		echo "KPM-RESULT: skip drv.no_selftest_library_given"
 	fi
-	sh_perfmon() {
+	sh_perfmon() {	# [ssh]
 		local out rc
 		out=$(mktemp)
-		selftests/sh_perfmon.sh > "$out" 2>&1
+		selftests/sh_perfmon.sh "$@" > "$out" 2>&1
 		rc=$?
 		grep -v 'ktap-metric' "$out" | sed 's/^/# /'
 		python3 selftests/check_drv_output.py "$out" perfmon_sh || rc=1
@@ -202,6 +221,8 @@ suite_main() {
 	}
 	export -f sh_perfmon
 	run sh sh_perfmon
+	[ "$ssh_variants" ] && run sh_ssh sh_perfmon ssh
+	[ "$ssh_failures" ] && run sh_ssh_failures selftests/sh_ssh_failures.sh
 	# its remote's record that never starts: stopped, not waited for
 	run sh_slow selftests/sh_slow_remote.sh
 	# the live view in tmux, its screen checked against a pinned busy loop

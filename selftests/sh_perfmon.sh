@@ -5,7 +5,10 @@
 # around its traffic: iperf3 from a netns (the remote endpoint) to this
 # one over veth, each second's throughput recorded by the test, both
 # endpoints sampled by ksft_perfmon. Prints KTAP; needs the module loaded
-# and root.
+# and root. With "ssh", the helper reaches the remote over ssh, an sshd in
+# the netns (selftests/ssh_env.sh), as the netdev CI's remotes are.
+#
+# usage: sh_perfmon.sh [ssh]
 
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -14,7 +17,12 @@ source "$top/selftests/lib/ksft_perfmon.sh"
 R=kpm-sh-remote
 POLICY='{"name":"throughput","regression":{"better":"higher","compare":"p50","relative_tolerance":0.05},"summarize":"distribution"}'
 
+# shellcheck source=selftests/ssh_env.sh
+source "$top/selftests/ssh_env.sh"
+sshd=$(mktemp -d)
+
 cleanup() {
+	ssh_remote_stop "$sshd"
 	ip netns del $R 2>/dev/null
 	[ -n "${srv:-}" ] && kill "$srv" 2>/dev/null
 }
@@ -26,7 +34,8 @@ PERFMON_START_NS=$("$KSFT_PERFMON_NL" clock)
 ip netns add $R &&
 ip link add kpm-sa type veth peer name kpm-sb netns $R &&
 ip addr add 192.0.2.1/24 dev kpm-sa && ip link set kpm-sa up &&
-ip -n $R addr add 192.0.2.2/24 dev kpm-sb && ip -n $R link set kpm-sb up ||
+ip -n $R addr add 192.0.2.2/24 dev kpm-sb && ip -n $R link set kpm-sb up &&
+ip -n $R link set lo up ||
 	{ echo "not ok 1 perfmon_sh # setup failed"; exit 1; }
 iperf3 -s -1 -B 192.0.2.1 > /dev/null 2>&1 &
 srv=$!
@@ -35,7 +44,13 @@ sleep 0.5
 ok=1
 # the remote's CLOCK_MONOTONIC 1000 s ahead of ours, as another host's is:
 # the helper must line both up
-remote="ip netns exec $R unshare --time --monotonic 1000 sh -c"
+if [ "${1:-}" = ssh ]; then
+	ssh_remote_start $R 192.0.2.2 1000 "$sshd" ||
+		{ echo "not ok 1 perfmon_sh # no sshd"; exit 1; }
+	remote="$sshd/bin/ssh kpm-remote"
+else
+	remote="ip netns exec $R unshare --time --monotonic 1000 sh -c"
+fi
 t0=$SECONDS
 perfmon_start -i 250 -m cpu.softnet.processed -l kpm-sa -r "$remote" \
 	-R kpm-sb || ok=0
