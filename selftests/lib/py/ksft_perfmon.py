@@ -69,6 +69,19 @@ class PerfMonitorError(Exception):
     pass
 
 
+def _end(p, timeout, terminate=False):
+    """@p (a bkg()) ended and read within @timeout s, or killed then: one
+    that does not end is an ssh whose host is gone (no FIN). Whether it
+    ended"""
+    try:
+        p.process(terminate=terminate, fail=False, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        p.proc.kill()
+        p.process(terminate=False, fail=False, timeout=10)
+        return False
+    return True
+
+
 class _Recorder:
     """one `record` on one host, stopped by its pid"""
 
@@ -139,7 +152,7 @@ class _Recorder:
             # else the shell alone, as an "ip netns exec" remote runs it
             self._remote(f'kill -TERM -{self.shell_pid} 2>/dev/null || '
                          f'kill -TERM {self.shell_pid}')
-        self._end(terminate=True, timeout=10)
+        _end(self.bkg, 10, terminate=True)
         err = '\n'.join(said + [partial.decode(errors='replace'),
                                 self.bkg.stderr]).strip()
         raise PerfMonitorError(f'ksft-perfmon-nl record on {self.label} '
@@ -166,24 +179,7 @@ class _Recorder:
     def _remote(self, comm):
         """@comm on the remote, bounded: one that does not answer (a
         host gone, no FIN) is given up"""
-        c = bkg(comm, host=self.host, fail=False)
-        try:
-            c.process(terminate=False, fail=False, timeout=30)
-        except subprocess.TimeoutExpired:
-            c.proc.kill()
-            c.proc.wait()
-
-    def _end(self, terminate, timeout):
-        """record's command here ended and read; one that does not end
-        (an ssh whose host is gone) is killed"""
-        try:
-            self.bkg.process(terminate=terminate, fail=False,
-                             timeout=timeout)
-        except subprocess.TimeoutExpired:
-            self.bkg.proc.kill()
-            self.bkg.process(terminate=False, fail=False, timeout=10)
-            return False
-        return True
+        _end(bkg(comm, host=self.host, fail=False), 30)
 
     def stop(self):
         """SIGTERM to record, wherever it runs; its output"""
@@ -193,7 +189,7 @@ class _Recorder:
             # gone already when its connection was lost, which its exit
             # status says
             self._remote(f'kill -TERM {self.pid}')
-        answered = self._end(terminate=False, timeout=120)
+        answered = _end(self.bkg, 120)
         # 3: samples were lost, which record says in its output
         if not answered or self.bkg.ret not in (0, 3):
             err = self.bkg.stderr.strip()
@@ -246,13 +242,9 @@ class PerfMonitor:
                     fail=False)
             line = p.proc.stdout.readline()
             seen = time.monotonic_ns()
-            try:
-                p.process(terminate=False, fail=False, timeout=30)
-            except subprocess.TimeoutExpired:
-                p.proc.kill()
-                p.proc.wait()
+            _end(p, 30)
             if not line.strip().isdigit():
-                err = getattr(p, 'stderr', '').strip() or repr(line)
+                err = p.stderr.strip() or repr(line)
                 raise PerfMonitorError(f'ksft-perfmon-nl clock on remote: '
                                        f'{err}')
             remote = int(line)
