@@ -77,6 +77,10 @@ static void load(const char *path, struct sample **out, size_t *nr,
 			s->dev[i].present = true;
 			s->dev[i].gone = json_is_true(json_object_get(d, "gone"));
 			s->dev[i].ifindex = get_u64(d, "ifindex");
+			/* its own time, as record has it */
+			s->dev[i].time = s->dev[i].gone ? 0 :
+					 json_object_get(d, "time") ?
+					 get_u64(d, "time") : s->time;
 			for (k = 0; k < KPM_DEV_NR_STATS; k++)
 				s->dev[i].v[k] = get_u64(d, kpm_dev_stat_names[k]);
 		}

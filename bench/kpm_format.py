@@ -56,8 +56,8 @@ class Record:
         self.nic_last = {}
         self.decreases = 0
 
-    def obs(self, name, shape, smp, value):
-        t = round((smp['time'] - self.time_base) / 1e9, 6)
+    def obs(self, name, shape, time_ns, value):
+        t = round((time_ns - self.time_base) / 1e9, 6)
         return '# ktap-metric-json: ' + dumps(
             {'host': self.host, 'name': name, 'shape': shape, 'time': t,
              'value': value})
@@ -90,7 +90,7 @@ class Record:
                 last = self.cpu_last[m]
                 last[c] = max(last.get(c, 0), ns)
                 vals.append(last[c] / 1e9)
-            out.append(self.obs(m, 'per-cpu', smp, vals))
+            out.append(self.obs(m, 'per-cpu', smp['time'], vals))
         if smp['seq'] != base['seq']:
             vals = []
             for c, now in enumerate(smp['cpus']):
@@ -106,8 +106,14 @@ class Record:
                                  now['idle'] + now['iowait'])
                 vals.append(round(100.0 * busy / (busy + idle), 4)
                             if busy + idle else None)
-            out.append(self.obs('cpu.utilization', 'per-cpu', smp, vals))
+            out.append(self.obs('cpu.utilization', 'per-cpu', smp['time'],
+                                vals))
         if self.nics:
+            # the netdevs' times: the mean of those read, as nic_time()
+            times = [d.get('time', smp['time']) for d in smp['devs']
+                     if not d['gone']]
+            nic_t = times[0] + sum(t - times[0] for t in times[1:]) // \
+                len(times) if times else smp['time']
             for name, key in NICS:
                 total = 0
                 for i, now in enumerate(smp['devs']):
@@ -121,7 +127,7 @@ class Record:
                         self.nic_last[k] = max(self.nic_last.get(k, 0),
                                                max(now[key] - base['devs'][i][key], 0))
                     total += self.nic_last.get((i, key), 0)
-                out.append(self.obs(name, 'scalar', smp, total))
+                out.append(self.obs(name, 'scalar', nic_t, total))
         self.prev = smp
         return out
 

@@ -79,6 +79,7 @@ struct kpm_cpu_net {
 
 struct kpm_dev_sample {
 	struct rtnl_link_stats64 stats;
+	u64 time_ns;	/* CLOCK_MONOTONIC when the read of @stats began */
 	u32 ifindex;
 	bool gone;
 };
@@ -90,9 +91,11 @@ struct kpm_dev_sample {
  * its first nqueues RX queues, then of its first nqueues TX queues;
  * kpm_qstats_rx() and kpm_qstats_tx() find them. They hold a read's
  * values with @read, and of a queue below the netdev's number of queues
- * only. A read skipped for its lock leaves them as they were.
+ * only. A read skipped for its lock leaves them as they were, @time_ns
+ * with them.
  */
 struct kpm_dev_qstats {
+	u64 time_ns;		/* CLOCK_MONOTONIC when their read began */
 	bool read;		/* they hold the last read's values */
 	bool skipped;		/* this sample's read was skipped */
 	bool mapped;		/* the links hold the last read's */
@@ -134,8 +137,8 @@ struct kpm_queue_link {
  */
 struct kpm_sample {
 	u64 seq;
-	u64 time_ns;	/* CLOCK_MONOTONIC when the reads started */
-	u64 cost_ns;	/* how long they took */
+	u64 time_ns;	/* CLOCK_MONOTONIC right before the CPUs were read */
+	u64 cost_ns;	/* from then to the end of the sample's reads */
 	u64 delay_ns;	/* from the timer's expiry to time_ns */
 	u32 ndevs;
 	u32 flags;	/* KPM_SAMPLE_* */

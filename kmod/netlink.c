@@ -149,7 +149,8 @@ static_assert(ARRAY_SIZE(kpm_qstats_tx_attrs) * sizeof(u64) ==
 	      sizeof(struct netdev_queue_stats_tx));
 
 static_assert(ARRAY_SIZE(kpm_dev_stats) ==
-	      KSFT_PERFMON_A_DEV_STATS_MAX - KSFT_PERFMON_A_DEV_STATS_GONE);
+	      KSFT_PERFMON_A_DEV_STATS_RX_OTHERHOST_DROPPED -
+	      KSFT_PERFMON_A_DEV_STATS_GONE);
 
 /*
  * The socket that owns a session, and whoever has CAP_NET_ADMIN in the
@@ -398,6 +399,26 @@ int ksft_perfmon_nl_session_del_doit(struct sk_buff *skb,
 	return s ? 0 : -ENOENT;
 }
 
+/*
+ * The offset of current's CLOCK_MONOTONIC from the kernel's: what its
+ * time namespace adds, as clock_gettime() and /proc/uptime add it.
+ *
+ * Context: process, a task with its namespaces (not yet in do_exit()).
+ */
+static s64 kpm_nl_timens_offset(void)
+{
+	struct timespec64 off = {};
+
+	timens_add_monotonic(&off);
+	return timespec64_to_ns(&off);
+}
+
+/* @ns of the kernel's CLOCK_MONOTONIC at @offset; before 0 there reads 0 */
+static u64 kpm_nl_monotonic(u64 ns, s64 offset)
+{
+	return offset < 0 && ns < -offset ? 0 : ns + offset;
+}
+
 /* counter @i of kpm_dev_stats[] in @ds */
 static u64 kpm_dev_stat(const struct kpm_dev_sample *ds, u32 i)
 {
@@ -408,10 +429,11 @@ static u64 kpm_dev_stat(const struct kpm_dev_sample *ds, u32 i)
 /*
  * Netdev @ds of a sample, whole, or with @prev (the same netdev in the
  * sample sent before) only the counters that changed: all of them when
- * it was gone in @prev, none when it is gone.
+ * it was gone in @prev, none when it is gone. Its time, at @timens from
+ * the kernel's CLOCK_MONOTONIC, whenever it has counters.
  */
 static int kpm_nl_put_dev(struct sk_buff *skb, const struct kpm_dev_sample *ds,
-			  const struct kpm_dev_sample *prev)
+			  const struct kpm_dev_sample *prev, s64 timens)
 {
 	struct nlattr *nest;
 	u32 i;
@@ -428,6 +450,9 @@ static int kpm_nl_put_dev(struct sk_buff *skb, const struct kpm_dev_sample *ds,
 		if (nla_put_flag(skb, KSFT_PERFMON_A_DEV_STATS_GONE))
 			goto err_cancel_nest;
 	} else {
+		if (nla_put_uint(skb, KSFT_PERFMON_A_DEV_STATS_TIME,
+				 kpm_nl_monotonic(ds->time_ns, timens)))
+			goto err_cancel_nest;
 		for (i = 0; i < ARRAY_SIZE(kpm_dev_stats); i++) {
 			u64 v = kpm_dev_stat(ds, i);
 
@@ -522,12 +547,13 @@ static int kpm_nl_put_qstats_tx(struct sk_buff *skb, const void *tx)
 
 /*
  * The queue statistics of netdev @ifindex: whether this sample's read was
- * skipped and, when they hold a read's, its number of queues and its
- * base statistics. Whole, changed-only or not: the one nest that says
- * whether the netdev has queue statistics in this sample.
+ * skipped and, when they hold a read's, its time (at @timens from the
+ * kernel's CLOCK_MONOTONIC), its number of queues and its base
+ * statistics. Whole, changed-only or not: the one nest that says whether
+ * the netdev has queue statistics in this sample.
  */
 static int kpm_nl_put_dev_qstats(struct sk_buff *skb, u32 ifindex,
-				 const struct kpm_dev_qstats *qs)
+				 const struct kpm_dev_qstats *qs, s64 timens)
 {
 	struct nlattr *nest;
 
@@ -538,7 +564,9 @@ static int kpm_nl_put_dev_qstats(struct sk_buff *skb, u32 ifindex,
 	    (qs->skipped && nla_put_flag(skb, KSFT_PERFMON_A_QSTATS_SKIPPED)))
 		goto err_cancel_nest;
 	if (qs->read &&
-	    (nla_put_u32(skb, KSFT_PERFMON_A_QSTATS_RX_QUEUES, qs->rx_queues) ||
+	    (nla_put_uint(skb, KSFT_PERFMON_A_QSTATS_TIME,
+			  kpm_nl_monotonic(qs->time_ns, timens)) ||
+	     nla_put_u32(skb, KSFT_PERFMON_A_QSTATS_RX_QUEUES, qs->rx_queues) ||
 	     nla_put_u32(skb, KSFT_PERFMON_A_QSTATS_TX_QUEUES, qs->tx_queues) ||
 	     kpm_nl_put_qstats_rx(skb, &qs->base_rx) ||
 	     kpm_nl_put_qstats_tx(skb, &qs->base_tx)))
@@ -651,7 +679,8 @@ static u32 kpm_nl_dev_items(const struct kpm_sample *smp)
  */
 static int kpm_nl_put_queue_item(struct sk_buff *skb,
 				 const struct kpm_sample *smp,
-				 const struct kpm_sample *prev, u32 i)
+				 const struct kpm_sample *prev, u32 i,
+				 s64 timens)
 {
 	u32 nq = smp->nqueues, d = i / (1 + 2 * nq), k = i % (1 + 2 * nq);
 	const struct kpm_dev_qstats *qs = kpm_sample_qstats(smp, d);
@@ -659,7 +688,7 @@ static int kpm_nl_put_queue_item(struct sk_buff *skb,
 	const struct kpm_dev_qstats *pqs;
 
 	if (!k)
-		return kpm_nl_put_dev_qstats(skb, ifindex, qs);
+		return kpm_nl_put_dev_qstats(skb, ifindex, qs, timens);
 	pqs = prev ? kpm_sample_qstats(prev, d) : NULL;
 	if (k <= nq)
 		return kpm_nl_put_queue(skb, ifindex, nq, qs, pqs,
@@ -674,18 +703,21 @@ static int kpm_nl_put_queue_item(struct sk_buff *skb,
 /*
  * Item @i of a sample: its netdevs, then with queues each netdev's queue
  * statistics and queues, then its CPU ids; none for an id that is not a
- * possible CPU. With @prev, only what changed since it.
+ * possible CPU. With @prev, only what changed since it. Times at @timens
+ * from the kernel's CLOCK_MONOTONIC.
  */
 static int kpm_nl_put_item(struct sk_buff *skb, const struct kpm_sample *smp,
-			   const struct kpm_sample *prev, u32 i)
+			   const struct kpm_sample *prev, u32 i, s64 timens)
 {
 	u32 cpu, devs = kpm_nl_dev_items(smp);
 
 	if (i < smp->ndevs)
 		return kpm_nl_put_dev(skb, kpm_sample_dev(smp, i),
-				      prev ? kpm_sample_dev(prev, i) : NULL);
+				      prev ? kpm_sample_dev(prev, i) : NULL,
+				      timens);
 	if (i < devs)
-		return kpm_nl_put_queue_item(skb, smp, prev, i - smp->ndevs);
+		return kpm_nl_put_queue_item(skb, smp, prev, i - smp->ndevs,
+					     timens);
 	cpu = i - devs;
 	if (!cpu_possible(cpu))
 		return 0;
@@ -693,26 +725,6 @@ static int kpm_nl_put_item(struct sk_buff *skb, const struct kpm_sample *smp,
 			      prev ? kpm_sample_cpu(prev, cpu) : NULL,
 			      kpm_sample_cpu_net(smp, cpu),
 			      prev ? kpm_sample_cpu_net(prev, cpu) : NULL);
-}
-
-/*
- * The offset of current's CLOCK_MONOTONIC from the kernel's: what its
- * time namespace adds, as clock_gettime() and /proc/uptime add it.
- *
- * Context: process, a task with its namespaces (not yet in do_exit()).
- */
-static s64 kpm_nl_timens_offset(void)
-{
-	struct timespec64 off = {};
-
-	timens_add_monotonic(&off);
-	return timespec64_to_ns(&off);
-}
-
-/* @ns of the kernel's CLOCK_MONOTONIC at @offset; before 0 there reads 0 */
-static u64 kpm_nl_monotonic(u64 ns, s64 offset)
-{
-	return offset < 0 && ns < -offset ? 0 : ns + offset;
 }
 
 /*
@@ -754,7 +766,7 @@ static int kpm_nl_sample_fill(struct sk_buff *skb, u32 session_id,
 	for (i = first; i < nitems; i++) {
 		unsigned char *mark = skb_tail_pointer(skb);
 
-		if (kpm_nl_put_item(skb, smp, prev, i) ||
+		if (kpm_nl_put_item(skb, smp, prev, i, timens) ||
 		    skb_tailroom(skb) < KPM_NL_PART_TAIL) {
 			nlmsg_trim(skb, mark);
 			break;

@@ -5,6 +5,11 @@
  * CPU and the stats64 of the session's netdevs, then copies the finished
  * sample into the next slot of the session's ring.
  *
+ * Each block of a sample has its own time: the CPUs are read right after
+ * the sample's stamp, each netdev's stats64 and each netdev's queue
+ * statistics after a stamp of their own, so that a slow driver or a
+ * skipped read moves no other block's time.
+ *
  * The reads run in process context with BH enabled, under RCU, as
  * /proc/net/dev reads them: the only context every driver's
  * ndo_get_stats64 allows. e1000e, igb, fbnic, bonding and others take a
@@ -102,9 +107,10 @@ void kpm_sample_cpus(struct kpm_sample *smp)
 }
 
 /*
- * Under RCU, as net-procfs reads them: kpm_netdev_event() clears a
- * netdev's pointer and waits for us with synchronize_net() before it
- * drops the session's reference.
+ * Each netdev's stats64, stamped with the time its read began. Under RCU,
+ * as net-procfs reads them: kpm_netdev_event() clears a netdev's pointer
+ * and waits for us with synchronize_net() before it drops the session's
+ * reference.
  */
 static void kpm_sample_devs(struct kpm_session *s, struct kpm_sample *smp)
 {
@@ -117,10 +123,13 @@ static void kpm_sample_devs(struct kpm_session *s, struct kpm_sample *smp)
 
 		ds->ifindex = s->devs[i].ifindex;
 		ds->gone = !dev;
-		if (dev)
+		if (dev) {
+			ds->time_ns = ktime_get_ns();
 			dev_get_stats(dev, &ds->stats);
-		else
+		} else {
+			ds->time_ns = 0;
 			memset(&ds->stats, 0, sizeof(ds->stats));
+		}
 	}
 	rcu_read_unlock();
 }
@@ -297,8 +306,10 @@ static u32 kpm_read_session_qstats(struct kpm_session *s,
 				    rcu_access_pointer(s->devs[i].dev) == dev;
 
 			qs->read = live && dev->stat_ops;
-			if (qs->read)
+			if (qs->read) {
+				qs->time_ns = ktime_get_ns();
 				kpm_read_qstats(dev, qs, smp->nqueues);
+			}
 			/* the driver's callbacks above not under this one */
 			if (!live) {
 				qs->mapped = false;
@@ -353,8 +364,10 @@ enum hrtimer_restart kpm_timer_fn(struct hrtimer *timer)
  * kpm_sample_work() - take one sample of a session
  * @work: the session's work item
  *
- * Reads every CPU and netdev into the session's scratch sample with no
- * lock of the module held, then copies it into the ring at its head. When
+ * Reads every CPU right after the sample's stamp, then every netdev and
+ * its queue statistics, each after a stamp of its own, into the session's
+ * scratch sample with no lock of the module held, then copies it into the
+ * ring at its head. When
  * the ring is full this overwrites the oldest sample; one that no reader
  * had read yet is counted in @lost, so every gap a reader sees in the
  * sequence numbers is counted.
@@ -377,10 +390,10 @@ void kpm_sample_work(struct work_struct *work)
 
 	smp->time_ns = ktime_get_ns();
 	smp->delay_ns = smp->time_ns > expires ? smp->time_ns - expires : 0;
+	kpm_sample_cpus(smp);
 	kpm_sample_devs(s, smp);
 	if (smp->nqueues)
 		skipped = kpm_read_session_qstats(s, smp);
-	kpm_sample_cpus(smp);
 	smp->cost_ns = ktime_get_ns() - smp->time_ns;
 
 	spin_lock(&s->lock);

@@ -85,7 +85,7 @@ def main():
         assert prev is None or obj['seq'] > prev, (prev, obj['seq'])
         gaps += 0 if prev is None else obj['seq'] - prev - 1
         prev = obj['seq']
-        assert len(obj['devs']) == 1 and len(obj['devs'][0]) == 27, obj['devs']
+        assert len(obj['devs']) == 1 and len(obj['devs'][0]) == 28, obj['devs']
         assert all(c is None or c['online'] in (True, False) for c in obj['cpus'])
         if not m1 <= obj['time'] <= m2:
             continue

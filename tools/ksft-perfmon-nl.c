@@ -330,12 +330,13 @@ nla_put_failure:
 /* ---- raw samples as JSON --------------------------------------------- */
 
 /*
- * The keys of a netdev in dump: its counters, then "gone" and "ifindex";
- * dev_key_order lists them in sort_keys order (dev_keys_sort()).
+ * The keys of a netdev in dump: its counters, then "gone", "ifindex" and
+ * "time"; dev_key_order lists them in sort_keys order (dev_keys_sort()).
  */
 #define DEV_KEY_GONE	KPM_DEV_NR_STATS
 #define DEV_KEY_IFINDEX	(KPM_DEV_NR_STATS + 1)
-#define DEV_NR_KEYS	(KPM_DEV_NR_STATS + 2)
+#define DEV_KEY_TIME	(KPM_DEV_NR_STATS + 2)
+#define DEV_NR_KEYS	(KPM_DEV_NR_STATS + 3)
 static int dev_key_order[DEV_NR_KEYS];
 
 static const char *dev_key_name(int k)
@@ -344,6 +345,8 @@ static const char *dev_key_name(int k)
 		return "gone";
 	if (k == DEV_KEY_IFINDEX)
 		return "ifindex";
+	if (k == DEV_KEY_TIME)
+		return "time";
 	return kpm_dev_stat_names[k];
 }
 
@@ -477,6 +480,8 @@ static void qstats_json(struct jw *w, const struct session *s,
 		jw_key(w, "skipped");
 		jw_bool(w, qs->skipped);
 		if (qs->read) {
+			jw_key(w, "time");
+			jw_uint(w, qs->time);
 			jw_key(w, "tx");
 			jw_arr_start(w);
 			for (q = 0; q < qs->tx_queues && q < s->queues; q++)
@@ -569,6 +574,11 @@ static void sample_json(struct jw *w, const struct session *s,
 			} else if (k == DEV_KEY_IFINDEX) {
 				jw_key(w, "ifindex");
 				jw_uint(w, ds->ifindex);
+			} else if (k == DEV_KEY_TIME) {
+				if (!ds->gone) {
+					jw_key(w, "time");
+					jw_uint(w, ds->time);
+				}
 			} else if (!ds->gone) {
 				jw_key(w, kpm_dev_stat_names[k]);
 				jw_uint(w, ds->v[k]);

@@ -14,7 +14,7 @@
 #include <netlink/msg.h>
 
 /* The counters of a netdev in the order of their attributes. */
-#define KPM_DEV_NR_STATS (KSFT_PERFMON_A_DEV_STATS_MAX - \
+#define KPM_DEV_NR_STATS (KSFT_PERFMON_A_DEV_STATS_RX_OTHERHOST_DROPPED - \
 			  KSFT_PERFMON_A_DEV_STATS_GONE)
 extern const char *const kpm_dev_stat_names[KPM_DEV_NR_STATS];
 /*

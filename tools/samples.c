@@ -168,18 +168,20 @@ static bool attr_u32(const struct nlattr *a, uint32_t *v)
 
 /*
  * What a cpu or dev nest says: its counters (attributes @first to @last),
- * the bit of each that it gave, its u32 key (id, ifindex: attribute 1)
- * and its flag (online, gone: attribute 2). False for a malformed one.
+ * the bit of each that it gave, its u32 key (id, ifindex: attribute 1),
+ * its flag (online, gone: attribute 2) and, of a dev nest, its time
+ * (attribute @time, 0 for none). False for a malformed one.
  */
 struct nest_vals {
 	uint64_t v[KPM_DEV_NR_STATS];
 	uint32_t given;
 	uint32_t key;
 	bool flag;
+	uint64_t time;
 };
 
 static bool nest_parse(const struct nlattr *nest, int first, int last,
-		       struct nest_vals *nv)
+		       int time, struct nest_vals *nv)
 {
 	const struct nlattr *a;
 	bool have_key = false;
@@ -187,12 +189,16 @@ static bool nest_parse(const struct nlattr *nest, int first, int last,
 
 	nv->given = 0;
 	nv->flag = false;
+	nv->time = 0;
 	attr_for_each_nested(a, nest, rem) {
 		type = a->nla_type & NLA_TYPE_MASK;
 		if (type >= first && type <= last) {
 			if (!attr_uint(a, &nv->v[type - first]))
 				return false;
 			nv->given |= 1U << (type - first);
+		} else if (time && type == time) {
+			if (!attr_uint(a, &nv->time))
+				return false;
 		} else if (type == 1) {
 			if (!attr_u32(a, &nv->key))
 				return false;
@@ -210,8 +216,9 @@ _Static_assert(KSFT_PERFMON_A_CPU_STATS_ID == 1 &&
 	       KSFT_PERFMON_A_DEV_STATS_GONE == 2, "the key and the flag");
 _Static_assert(KSFT_PERFMON_A_CPU_STATS_MAX - KSFT_PERFMON_A_CPU_STATS_USER <
 	       KPM_DEV_NR_STATS &&
-	       KSFT_PERFMON_A_DEV_STATS_MAX - KSFT_PERFMON_A_DEV_STATS_RX_PACKETS <
-	       KPM_DEV_NR_STATS && KPM_DEV_NR_STATS <= 32, "counters of a nest");
+	       KSFT_PERFMON_A_DEV_STATS_RX_OTHERHOST_DROPPED -
+	       KSFT_PERFMON_A_DEV_STATS_RX_PACKETS < KPM_DEV_NR_STATS &&
+	       KPM_DEV_NR_STATS <= 32, "counters of a nest");
 /* a cpu nest's counters: its times, then its network counts */
 _Static_assert(KSFT_PERFMON_A_CPU_STATS_GUEST_NICE -
 	       KSFT_PERFMON_A_CPU_STATS_USER + 1 == T_NR &&
@@ -233,7 +240,7 @@ static int parse_cpu(struct drain *d, const struct nlattr *nest,
 	int i;
 
 	if (!nest_parse(nest, KSFT_PERFMON_A_CPU_STATS_USER,
-			KSFT_PERFMON_A_CPU_STATS_MAX, &nv))
+			KSFT_PERFMON_A_CPU_STATS_MAX, 0, &nv))
 		return drain_error(d, "malformed cpu-stats from the kernel");
 	id = nv.key;
 	if (id < start || id >= end)
@@ -269,7 +276,8 @@ static int parse_dev(struct drain *d, const struct nlattr *nest, bool based)
 	int i;
 
 	if (!nest_parse(nest, KSFT_PERFMON_A_DEV_STATS_RX_PACKETS,
-			KSFT_PERFMON_A_DEV_STATS_MAX, &nv))
+			KSFT_PERFMON_A_DEV_STATS_RX_OTHERHOST_DROPPED,
+			KSFT_PERFMON_A_DEV_STATS_TIME, &nv))
 		return drain_error(d, "malformed dev-stats from the kernel");
 	ifindex = nv.key;
 	gone = nv.flag;
@@ -288,6 +296,11 @@ static int parse_dev(struct drain *d, const struct nlattr *nest, bool based)
 	ds->present = true;
 	ds->ifindex = ifindex;
 	ds->gone = gone;
+	/*
+	 * every dev nest with counters has its time, never the base's; a
+	 * module without per-block times read it at the sample's
+	 */
+	ds->time = gone ? 0 : nv.time ? nv.time : d->cur.time;
 	for (i = 0; i < KPM_DEV_NR_STATS; i++)
 		if (nv.given & (1U << i))
 			ds->v[i] = nv.v[i];
@@ -298,8 +311,9 @@ static int parse_dev(struct drain *d, const struct nlattr *nest, bool based)
 struct qstats_vals {
 	struct queue_stats qs;	/* Q_UNSET and Q_NO_LINK where not given */
 	uint32_t ifindex, type, id, rx_queues, tx_queues, map_version;
+	uint64_t time;
 	bool have_ifindex, have_type, have_id, have_queues, have_map;
-	bool skipped, map_skipped;
+	bool have_time, skipped, map_skipped;
 };
 
 static bool qstats_parse(const struct nlattr *nest, struct qstats_vals *qv)
@@ -333,6 +347,9 @@ static bool qstats_parse(const struct nlattr *nest, struct qstats_vals *qv)
 			break;
 		case KSFT_PERFMON_A_QSTATS_MAP_SKIPPED:
 			qv->map_skipped = true;
+			break;
+		case KSFT_PERFMON_A_QSTATS_TIME:
+			ok &= qv->have_time = attr_uint(a, &qv->time);
 			break;
 		case KSFT_PERFMON_A_QSTATS_MAP_VERSION:
 			ok &= qv->have_map = attr_u32(a, &qv->map_version);
@@ -388,6 +405,8 @@ static int parse_dev_qstats(struct drain *d, const struct nlattr *nest)
 		for (q = 0; q < nq; q++)
 			qs->rx[q].link = qs->tx[q].link = Q_NO_LINKS;
 	qs->read = qv.have_queues;
+	/* a module without per-block times read them at the sample's */
+	qs->time = !qs->read ? 0 : qv.have_time ? qv.time : d->cur.time;
 	qs->skipped = qv.skipped;
 	qs->mapped = qv.have_map;
 	qs->map_skipped = qv.map_skipped;
@@ -798,13 +817,14 @@ static char *obs_head_text(const char *host, enum metric m, size_t *len)
 	return text;
 }
 
+/* a line of metric @m at @time_ns, up to its key "value" */
 static void obs_start(struct record *r, struct jw *w, enum metric m,
-		      const struct sample *smp)
+		      uint64_t time_ns)
 {
 	jw_init(w, r->out);
 	/* as obs_head() left it: four keys at depth 1, "time" the last */
 	jw_resume(w, r->head[m], r->head_len[m], 4, "time");
-	obs_time(w, smp->time, r->time_base);
+	obs_time(w, time_ns, r->time_base);
 }
 
 int record_init(struct record *r, uint32_t optional, const char *host,
@@ -933,7 +953,7 @@ static void emit_cpu_time(struct record *r, enum metric m,
 	struct jw w;
 	uint32_t c;
 
-	obs_start(r, &w, m, smp);
+	obs_start(r, &w, m, smp->time);
 	jw_arr_start(&w);
 	for (c = 0; c < cpus; c++) {
 		const struct cpu_stats *now = &smp->cpu[c];
@@ -976,7 +996,7 @@ static void emit_cpu_util(struct record *r, const struct sample *smp,
 	uint32_t c;
 	size_t i;
 
-	obs_start(r, &w, M_CPU_UTIL, smp);
+	obs_start(r, &w, M_CPU_UTIL, smp->time);
 	jw_arr_start(&w);
 	for (c = 0; c < cpus; c++) {
 		const struct cpu_stats *now = &smp->cpu[c];
@@ -1013,6 +1033,27 @@ static void emit_cpu_util(struct record *r, const struct sample *smp,
 	obs_end(r, &w);
 }
 
+/*
+ * The time of the sum of the netdevs' counters: the mean of the times
+ * they were read at, each a little after the one before; the sample's
+ * (its CPUs') when none has counters.
+ */
+static uint64_t nic_time(const struct sample *smp)
+{
+	uint64_t first = 0, off = 0;
+	unsigned int i, n = 0;
+
+	for (i = 0; i < smp->ndevs; i++) {
+		if (smp->dev[i].gone)
+			continue;
+		if (!n++)
+			first = smp->dev[i].time;
+		else
+			off += smp->dev[i].time - first;
+	}
+	return n ? first + off / n : smp->time;
+}
+
 static void emit_nic(struct record *r, enum metric m, const struct sample *smp)
 {
 	int stat = nic_stat[m];
@@ -1036,7 +1077,7 @@ static void emit_nic(struct record *r, enum metric m, const struct sample *smp)
 		}
 		total += r->nic_last[i][stat];
 	}
-	obs_start(r, &w, m, smp);
+	obs_start(r, &w, m, nic_time(smp));
 	jw_uint(&w, total);
 	obs_end(r, &w);
 }
@@ -1054,7 +1095,7 @@ static void emit_cpu_net(struct record *r, enum metric m,
 	struct jw w;
 	uint32_t c;
 
-	obs_start(r, &w, m, smp);
+	obs_start(r, &w, m, smp->time);
 	jw_arr_start(&w);
 	for (c = 0; c < cpus; c++) {
 		const struct cpu_stats *now = &smp->cpu[c];
@@ -1086,21 +1127,21 @@ static void queue_obs_start(struct record *r, struct jw *w,
 }
 
 /* after its other labels, queue @q's label, its shape and time */
-static void queue_obs_time(struct record *r, struct jw *w,
-			   const struct sample *smp, uint32_t q)
+static void queue_obs_time(struct record *r, struct jw *w, uint64_t time_ns,
+			   uint32_t q)
 {
 	jw_key(w, "queue");
 	jw_uint(w, q);
 	jw_key(w, "shape");
 	jw_str(w, "scalar");
 	jw_key(w, "time");
-	obs_time(w, smp->time, r->time_base);
+	obs_time(w, time_ns, r->time_base);
 }
 
 /*
  * Queue metric @m of queue @q of netdev @d (struct dev_qstats @qs): the
  * counter since the queue was first seen with it, a scalar labelled with
- * the netdev's ifindex and the queue's id.
+ * the netdev's ifindex and the queue's id, at the time of their read.
  */
 static void emit_queue(struct record *r, const struct sample *smp,
 		       uint32_t d, const struct dev_qstats *qs, int m,
@@ -1120,7 +1161,7 @@ static void emit_queue(struct record *r, const struct sample *smp,
 	queue_obs_start(r, &w, smp, d);
 	jw_key(&w, "name");
 	jw_str(&w, metric_names[m]);
-	queue_obs_time(r, &w, smp, q);
+	queue_obs_time(r, &w, qs->time, q);
 	jw_uint(&w, never_back(&r->qlast[i], counter_delta(r->qbase[i], v)));
 	obs_end(r, &w);
 }
@@ -1129,7 +1170,8 @@ static void emit_queue(struct record *r, const struct sample *smp,
  * Link metric @m of the queues of netdev @d (struct dev_qstats @qs): the
  * CPU of each queue's IRQ, a scalar labelled with the netdev's ifindex,
  * the queue's id, its NAPI instance, the IRQ and the map's version; none
- * for a queue whose IRQ is not on one CPU.
+ * for a queue whose IRQ is not on one CPU. At the sample's time: the map
+ * is read among its reads, which begin then.
  */
 static void emit_links(struct record *r, const struct sample *smp,
 		       uint32_t d, const struct dev_qstats *qs, int m)
@@ -1151,7 +1193,7 @@ static void emit_links(struct record *r, const struct sample *smp,
 		jw_str(&w, metric_names[m]);
 		jw_key(&w, "napi_id");
 		jw_uint(&w, l[q].link.napi_id);
-		queue_obs_time(r, &w, smp, q);
+		queue_obs_time(r, &w, smp->time, q);
 		jw_uint(&w, l[q].link.cpu);
 		obs_end(r, &w);
 	}
@@ -1160,7 +1202,7 @@ static void emit_links(struct record *r, const struct sample *smp,
 /*
  * The queue metrics of a sample: of each netdev whose queue statistics
  * were read for it (not those of a read skipped for its lock: they are
- * older than the sample's time), each queue it has, by metric; and of
+ * an older read's, said with it), each queue it has, by metric; and of
  * each netdev whose map, so read, is not the one said last, its links.
  */
 static void emit_queues(struct record *r, const struct sample *smp)

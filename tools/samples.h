@@ -60,6 +60,7 @@ struct dev_stats {
 	bool present;
 	bool gone;
 	uint32_t ifindex;
+	uint64_t time;	/* when its counters were read; 0 when gone */
 	uint64_t v[KPM_DEV_NR_STATS];
 };
 
@@ -94,6 +95,7 @@ struct queue_stats {
 struct dev_qstats {
 	bool read;		/* the sample has them */
 	bool skipped;		/* its read was skipped: they are older */
+	uint64_t time;		/* when they were read, with read */
 	bool mapped;		/* the sample has its map: the queues' links */
 	bool map_skipped;	/* its read was skipped: the map is older */
 	uint32_t map_version;
@@ -106,7 +108,7 @@ struct dev_qstats {
 
 struct sample {
 	uint64_t seq;
-	uint64_t time;
+	uint64_t time;	/* of its CPUs; its netdevs have their own */
 	uint64_t cost;
 	uint64_t delay;
 	struct cpu_stats *cpu;	/* [session.cpus] */
