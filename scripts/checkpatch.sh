@@ -3,7 +3,7 @@
 #
 # checkpatch.pl --strict (Debian's linux-source-6.12) over our kernel C,
 # the benchmarks' module (bench/floor) and the tests' (selftests/lockhold,
-# selftests/nearwrap) too. The generated files keep the generator's style, as in the kernel
+# selftests/nearwrap, selftests/slowdev) too. The generated files keep the generator's style, as in the kernel
 # tree. compat.h exists to test LINUX_VERSION_CODE, which checkpatch warns
 # about (and mistakes for a constant on the left of a comparison), as does
 # the tests' module, built against every kernel; only there.
@@ -13,7 +13,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 src=$(scripts/kernel.sh source) || exit 1
 cp="perl $src/scripts/checkpatch.pl --strict --no-tree --terse --show-types"
-files=$(ls kmod/*.[ch] bench/floor/*.c selftests/nearwrap/*.c | grep -v -e 'netlink-gen\.[ch]$' -e 'compat\.h$')
+files=$(ls kmod/*.[ch] bench/floor/*.c selftests/nearwrap/*.c selftests/slowdev/*.c | grep -v -e 'netlink-gen\.[ch]$' -e 'compat\.h$')
 status=0
 # shellcheck disable=SC2086
 $cp -f $files || status=1

@@ -14,6 +14,7 @@
 #     stress   rmmod under load
 #     fuzz     fuzzing, load-time sessions, the YNL CLI
 #     minute   record at 1 kHz for a minute
+#     clock    each block of a sample on its own clock (vm.sh --smp 3)
 #     drivers  drivers that lock in their stats: one vCPU, two e1000e
 #              on a QEMU hub and a bond (vm.sh --smp 1 --e1000e 2)
 #     cpus     the netlink tests with many CPUs (vm.sh --smp 64)
@@ -150,10 +151,10 @@ kpm_with() {	# ARGS... -- COMMAND...
 }
 
 # the names of this guest's own results (its kernel's state at the end):
-# the stress, fuzz and minute guests' tests go with the main guest's,
-# their own apart
+# the stress, fuzz, minute and clock guests' tests go with the main
+# guest's, their own apart
 own=
-case "$suite" in stress | fuzz | minute) own=$suite/ ;; esac
+case "$suite" in stress | fuzz | minute | clock) own=$suite/ ;; esac
 
 # objects allocated before the tests are not ours
 [ -w "$kmemleak" ] && echo clear > "$kmemleak"
@@ -286,6 +287,19 @@ suite_minute() {
 	step "${own}module.rmmod" rmmod ksft_perfmon
 }
 
+# its fifth: each block of a sample on its own clock, in a guest of three
+# CPUs that nothing else runs in, its last kept busy (nohz_full where the
+# kernel has it: run.sh)
+suite_clock() {
+	# this shell and all it starts on CPU 0, the test's: the others idle
+	# but for what the test puts there
+	taskset -p -c 0 $$ > /dev/null
+	step "${own}module.insmod" kpm_insmod
+	exit_as=${own}clock run clock /usr/bin/python3 selftests/clock_test.py \
+		"${KPM_MODULE%/*}-slowdev/kpm_slowdev.ko"
+	step "${own}module.rmmod" rmmod ksft_perfmon
+}
+
 # drivers that take a lock in ndo_get_stats64, sampled at 1 ms on one vCPU
 suite_drivers() {
 	step module.insmod kpm_insmod
@@ -307,6 +321,7 @@ main) suite_main ;;
 stress) suite_stress ;;
 fuzz) suite_fuzz ;;
 minute) suite_minute ;;
+clock) suite_clock ;;
 drivers) suite_drivers ;;
 cpus) suite_cpus ;;
 *) echo "KPM-RESULT: fail guest.unknown_suite_$suite" ;;

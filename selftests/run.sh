@@ -160,12 +160,13 @@ guest() {	# PREFIX OWN VM.SH-ARGS... -- COMMAND...
 	rm -f "$log"
 }
 
-# the module, and the test modules of selftests/qstats_test.py and
-# selftests/softnet_test.py beside it
+# the module, and the test modules of selftests/qstats_test.py,
+# selftests/softnet_test.py and selftests/clock_test.py beside it
 build_modules() {	# KDIR NAME
 	scripts/kbuild.sh "$1" "$2" &&
 		scripts/kbuild.sh "$1" "$2-lockhold" selftests/lockhold &&
-		scripts/kbuild.sh "$1" "$2-nearwrap" selftests/nearwrap
+		scripts/kbuild.sh "$1" "$2-nearwrap" selftests/nearwrap &&
+		scripts/kbuild.sh "$1" "$2-slowdev" selftests/slowdev
 }
 
 # one kernel: build the module against it, and sparse; sets kver, image,
@@ -219,6 +220,17 @@ guest_minute() {	# NAME
 		echo "run.sh: the minute runs at nice $lane_nice"
 	guest "$1" "$1/minute" --smp "${KPM_SMP:-4}" -- \
 		selftests/guest.sh --suite minute "build/$1/ksft_perfmon.ko"
+	renice -n "$lane_nice" -p "$BASHPID" > /dev/null
+}
+
+# its fifth, the same way, on three vCPUs: a sample's clocks, the last
+# vCPU kept busy, where the kernel accounts its time exactly (NO_HZ_FULL,
+# which Debian's kernels have); at lane a's nice, as it is timed too
+guest_clock() {	# NAME
+	renice -n "$nice_a" -p "$BASHPID" > /dev/null ||
+		echo "run.sh: the clock guest runs at nice $lane_nice"
+	guest "$1" "$1/clock" --smp 3 --append "nohz_full=1-2 isolcpus=1-2" -- \
+		selftests/guest.sh --suite clock "build/$1/ksft_perfmon.ko"
 	renice -n "$lane_nice" -p "$BASHPID" > /dev/null
 }
 
@@ -287,7 +299,7 @@ done
 # the wide jobs before the narrow ones that lane b would take anyway
 case " $kernels " in *" 6.12 "*) jobs+=(cpus:6.12) ;; esac
 jobs+=(bench)
-for j in minute fuzz drivers; do
+for j in minute clock fuzz drivers; do
 	for k in $kernels; do
 		built "$k" && jobs+=("$j:$k")
 	done
@@ -334,7 +346,8 @@ lane() {	# OTHER-PID [narrow]
 			[ -e "$sync/claim.$j" ] && continue
 			if [ "${2:-}" = narrow ]; then
 				wide "$j" && continue
-				[ -z "$renice_back" ] && [ "${j%%:*}" = minute ] &&
+				[ -z "$renice_back" ] &&
+					case "${j%%:*}" in minute | clock) ;; *) false ;; esac &&
 					continue
 			fi
 			case "$j" in
