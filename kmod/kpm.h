@@ -186,8 +186,8 @@ struct kpm_dev {
  * @lock: protects @ring and the counters below it
  * @head: sequence number of the next sample, i.e. samples taken
  * @head_slot: slot the next sample goes to
- * @read_seq: first sequence number no reader has been given
- * @lost: samples overwritten before any reader read them
+ * @lost: samples readers asked for and found overwritten, each time a
+ *	reader did (kpm_session_read())
  * @cost_ns: time the sampler spent on this session
  * @qstats_skipped: reads of queue statistics skipped, their lock held
  * @ring: @ring_size slots of @sample_size bytes
@@ -217,7 +217,6 @@ struct kpm_session {
 	spinlock_t lock;	/* the ring and its counters vs the sampler */
 	u64 head;
 	u32 head_slot;
-	u64 read_seq;
 	u64 lost;
 	u64 cost_ns;
 	u64 qstats_skipped;

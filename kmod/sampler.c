@@ -367,10 +367,8 @@ enum hrtimer_restart kpm_timer_fn(struct hrtimer *timer)
  * Reads every CPU right after the sample's stamp, then every netdev and
  * its queue statistics, each after a stamp of its own, into the session's
  * scratch sample with no lock of the module held, then copies it into the
- * ring at its head. When
- * the ring is full this overwrites the oldest sample; one that no reader
- * had read yet is counted in @lost, so every gap a reader sees in the
- * sequence numbers is counted.
+ * ring at its head, overwriting the oldest sample when the ring is full.
+ * Its readers count what they missed of it (kpm_session_read()).
  *
  * Context: process (system_highpri_wq; normally on the CPU the timer
  * fired on).
@@ -397,14 +395,6 @@ void kpm_sample_work(struct work_struct *work)
 	smp->cost_ns = ktime_get_ns() - smp->time_ns;
 
 	spin_lock(&s->lock);
-	if (s->head >= s->ring_size) {
-		u64 overwritten = s->head - s->ring_size;
-
-		if (overwritten >= s->read_seq) {
-			s->lost++;
-			s->read_seq = overwritten + 1;
-		}
-	}
 	smp->seq = s->head;
 	slot = s->ring + (size_t)s->head_slot * s->sample_size;
 	memcpy(slot, smp, s->sample_size);

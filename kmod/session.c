@@ -148,8 +148,10 @@ static struct kpm_sample *kpm_session_slot(struct kpm_session *s, u64 seq)
  * @end: the reader wants none from this sequence number on
  * @buf: room for one sample of @s (@s->sample_size bytes)
  *
- * The sample counts as read: a reader that takes every sample leaves
- * none for @s->lost.
+ * The samples from *@seq to the oldest one in the ring (to @end at most)
+ * were overwritten before this reader read them: they count in
+ * @s->lost, as this reader's loss, whatever other readers read of them.
+ * A reader that reads every sample it asks for adds nothing.
  *
  * Context: process; takes @s->lock, for the copy only.
  * Return: true with sample *@seq in @buf; false when the ring has none
@@ -158,15 +160,18 @@ static struct kpm_sample *kpm_session_slot(struct kpm_session *s, u64 seq)
 bool kpm_session_read(struct kpm_session *s, u64 *seq, u64 end,
 		      struct kpm_sample *buf)
 {
+	u64 first;
 	bool found;
 
 	spin_lock(&s->lock);
-	*seq = max(*seq, kpm_session_first_seq(s));
-	found = *seq < min(end, s->head);
-	if (found) {
-		memcpy(buf, kpm_session_slot(s, *seq), s->sample_size);
-		s->read_seq = max(s->read_seq, *seq + 1);
+	first = kpm_session_first_seq(s);
+	if (*seq < first) {
+		s->lost += min(first, end) > *seq ? min(first, end) - *seq : 0;
+		*seq = first;
 	}
+	found = *seq < min(end, s->head);
+	if (found)
+		memcpy(buf, kpm_session_slot(s, *seq), s->sample_size);
 	spin_unlock(&s->lock);
 	return found;
 }

@@ -1182,11 +1182,17 @@ TEST_F(kpm, cursor_reads_every_sample_once)
 	session_id_op(self->sk, self->family, KSFT_PERFMON_CMD_SESSION_DEL, id, &r);
 }
 
-TEST_F(kpm, full_ring_counts_what_no_reader_saw)
+/*
+ * A reader that asks for samples the ring no longer holds finds them
+ * counted in lost, the gap it sees: here the samples before its dump's
+ * first. Samples that no reader asked for are not: lost stays as the dump
+ * left it while the ring turns over many times.
+ */
+TEST_F(kpm, a_reader_counts_what_it_missed)
 {
 	static struct samples a;
-	uint64_t first, after_dump, unread_overwritten;
 	const uint32_t ring = 4;
+	uint64_t first, gaps;
 	struct res r;
 	uint32_t id;
 	int i;
@@ -1201,19 +1207,75 @@ TEST_F(kpm, full_ring_counts_what_no_reader_saw)
 	ASSERT_LE(1, a.n);
 	ASSERT_GE(ring, (uint32_t)a.n);
 	first = a.s[0].seq;
-	after_dump = a.s[a.n - 1].seq + 1;
+	gaps = first;
 	for (i = 1; i < a.n; i++)
-		EXPECT_EQ(first + i, a.s[i].seq);
+		gaps += a.s[i].seq - a.s[i - 1].seq - 1;
+	EXPECT_LE(16, first);
 	ASSERT_EQ(0, session_id_op(self->sk, self->family,
 				   KSFT_PERFMON_CMD_SESSION_GET, id, &r));
-	/* samples before the dump that it did not see, and newer ones
-	 * overwritten since (none had a reader)
-	 */
-	unread_overwritten = r.samples > after_dump + ring ?
-			     r.samples - after_dump - ring : 0;
-	EXPECT_LE(16, first);
-	EXPECT_EQ(first + unread_overwritten, r.lost);
+	EXPECT_EQ(gaps, r.lost);
+	/* five rings' worth that nobody asks for */
+	ASSERT_EQ(0, wait_samples(self->sk, self->family, id,
+				  r.samples + 5 * ring));
+	ASSERT_EQ(0, session_id_op(self->sk, self->family,
+				   KSFT_PERFMON_CMD_SESSION_GET, id, &r));
+	EXPECT_EQ(gaps, r.lost);
 	session_id_op(self->sk, self->family, KSFT_PERFMON_CMD_SESSION_DEL, id, &r);
+}
+
+/* the samples a reader missed: before its first, and between those it got */
+static uint64_t reader_gaps(const struct samples *ss, uint64_t cursor)
+{
+	uint64_t gaps = 0;
+	int i;
+
+	for (i = 0; i < ss->n; i++) {
+		gaps += ss->s[i].seq - cursor;
+		cursor = ss->s[i].seq + 1;
+	}
+	return gaps;
+}
+
+/*
+ * Two readers of one session, each with its cursor: one reads every few
+ * ring's times, the other (a socket of its own) once at the end, from 0.
+ * Each one's losses count, whatever the other read: lost is the sum of
+ * the gaps both saw, and the slow one's are most of the session's
+ * samples.
+ */
+TEST_F(kpm, lost_counts_each_readers_gaps)
+{
+	static struct samples a, b;
+	uint64_t cursor = 0, gaps_a = 0, gaps_b;
+	const uint32_t ring = 16;
+	struct nl_sock *sk2;
+	int family2;
+	struct res r;
+	uint32_t id;
+
+	sk2 = kpm_nl_socket(&family2);
+	ASSERT_NE(NULL, sk2);
+	ASSERT_EQ(0, session_new(self->sk, self->family, NULL, 0, 10 * MS, ring, &r));
+	id = r.id;
+	while (cursor < 60) {
+		ASSERT_EQ(0, sample_get(self->sk, self->family, id, cursor, &a, &r));
+		gaps_a += reader_gaps(&a, cursor);
+		if (a.n)
+			cursor = a.s[a.n - 1].seq + 1;
+		sleep_ms(20);
+	}
+	ASSERT_EQ(0, sample_get(sk2, family2, id, 0, &b, &r));
+	ASSERT_LE(1, b.n);
+	gaps_b = reader_gaps(&b, 0);
+	ASSERT_EQ(0, session_id_op(self->sk, self->family,
+				   KSFT_PERFMON_CMD_SESSION_GET, id, &r));
+	TH_LOG("%llu samples; the fast reader missed %llu, the slow one %llu; lost %llu",
+	       (unsigned long long)r.samples, (unsigned long long)gaps_a,
+	       (unsigned long long)gaps_b, (unsigned long long)r.lost);
+	EXPECT_LE(60 - ring, gaps_b);
+	EXPECT_EQ(gaps_a + gaps_b, r.lost);
+	session_id_op(self->sk, self->family, KSFT_PERFMON_CMD_SESSION_DEL, id, &r);
+	nl_socket_free(sk2);
 }
 
 static int read_proc_stat(uint64_t ticks[][10], int max)

@@ -1492,15 +1492,12 @@ static int do_record(int argc, char **argv)
 	if (!err)
 		err = drain(&nl, &d);
 	early = err;
+	/*
+	 * The kernel counts in lost what each read found overwritten, the
+	 * gaps of d.lost: after the last, nothing this record asked for.
+	 */
 	if (!err)
 		err = session_get(&nl, s.id, &s) || session_del(&nl, s.id);
-	/*
-	 * Samples overwritten between the last read and session-get were
-	 * lost too: they are the gap from the cursor to the oldest sample
-	 * left, which the kernel counted as well.
-	 */
-	if (s.samples > s.ring_size + d.cursor)
-		d.lost += s.samples - s.ring_size - d.cursor;
 
 	/* past the head: the session as it is now, counts and all */
 	if (fseek(spool, sizeof(struct spool_head) + strlen(host), SEEK_SET))
