@@ -9,6 +9,7 @@
 #include <linux/capability.h>
 #include <linux/netlink.h>
 #include <linux/overflow.h>
+#include <linux/sched.h>
 #include <linux/string.h>
 #include <linux/time_namespace.h>
 #include <net/genetlink.h>
@@ -413,10 +414,16 @@ static s64 kpm_nl_timens_offset(void)
 	return timespec64_to_ns(&off);
 }
 
-/* @ns of the kernel's CLOCK_MONOTONIC at @offset; before 0 there reads 0 */
+/* whether @ns of the kernel's CLOCK_MONOTONIC is before 0 at @offset */
+static bool kpm_nl_before_clock(u64 ns, s64 offset)
+{
+	return offset < 0 && ns < -offset;
+}
+
+/* @ns of the kernel's CLOCK_MONOTONIC at @offset, not before 0 there */
 static u64 kpm_nl_monotonic(u64 ns, s64 offset)
 {
-	return offset < 0 && ns < -offset ? 0 : ns + offset;
+	return kpm_nl_before_clock(ns, offset) ? 0 : ns + offset;
 }
 
 /* counter @i of kpm_dev_stats[] in @ds */
@@ -849,6 +856,27 @@ int ksft_perfmon_nl_sample_get_start(struct netlink_callback *cb)
 }
 
 /*
+ * Leave out of a dump's copy @smp what was read before the requester's
+ * clock began (@timens from the kernel's), as if it had not been read
+ * yet: the whole sample, when its CPUs were (true); else the queue
+ * statistics that a skipped read kept from before then.
+ */
+static bool kpm_nl_before_clock_fixup(struct kpm_sample *smp, s64 timens)
+{
+	struct kpm_dev_qstats *qs;
+	u32 i;
+
+	if (kpm_nl_before_clock(smp->time_ns, timens))
+		return true;
+	for (i = 0; smp->nqueues && i < smp->ndevs; i++) {
+		qs = kpm_sample_qstats(smp, i);
+		if (qs->read && kpm_nl_before_clock(qs->time_ns, timens))
+			qs->read = false;
+	}
+	return false;
+}
+
+/*
  * The dump's copy of the sample being sent, or (@prev) of the one sent
  * before it, NULL without changed-only or before the first was sent.
  */
@@ -874,8 +902,10 @@ static struct kpm_sample *kpm_nl_copy(struct kpm_nl_sample_ctx *ctx, bool prev)
  * and sent from the copy, in as many parts as it takes, so a sample never
  * changes between its parts. With changed-only, each sample after the
  * first is sent with only what changed since the one sent before it,
- * whose copy the dump keeps. A session destroyed during the dump ends it
- * with -ENOENT, in an skb of its own, with its extack.
+ * whose copy the dump keeps. Samples taken before the requester's clock
+ * began are left out (kpm_nl_before_clock_fixup()). A session destroyed
+ * during the dump ends it with -ENOENT, in an skb of its own, with its
+ * extack.
  *
  * Context: process. Takes kpm_mutex, then the session's lock, to copy
  * each sample; builds the messages with neither held.
@@ -912,6 +942,14 @@ int ksft_perfmon_nl_sample_get_dumpit(struct sk_buff *skb,
 			}
 			if (!(ctx->flags & KPM_NL_COPIED))
 				return 0;
+			if (kpm_nl_before_clock_fixup(kpm_nl_copy(ctx, false),
+						      ctx->timens)) {
+				ctx->flags &= ~KPM_NL_COPIED;
+				ctx->seq++;
+				/* up to a ring of them, each a copy */
+				cond_resched();
+				continue;
+			}
 			ctx->item = 0;
 		}
 		err = kpm_nl_sample_fill(skb, ctx->session_id,

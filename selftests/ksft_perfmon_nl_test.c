@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -1278,6 +1279,128 @@ TEST_F(kpm, lost_counts_each_readers_gaps)
 	nl_socket_free(sk2);
 }
 
+/* how in_timens() went, when not as the function it ran returned */
+enum { TIMENS_NONE = 100, TIMENS_OFFSET, TIMENS_LOST };
+
+/*
+ * Runs @fn on a copy of the @size bytes at @arg, in a task of a time
+ * namespace of its own whose CLOCK_MONOTONIC is @offset ns from ours,
+ * and copies back what it wrote there. The namespace's offsets can be
+ * set only before a task is in it: the task that unshares it writes them
+ * and forks the one that runs @fn.
+ *
+ * Return: what @fn returned (0 to 99); TIMENS_NONE without time
+ * namespaces, TIMENS_OFFSET when the offset could not be set, TIMENS_LOST
+ * when @fn did not return.
+ */
+static int in_timens(long long offset, int (*fn)(void *arg), void *arg,
+		     size_t size)
+{
+	long long sec = offset / 1000000000, nsec = offset % 1000000000;
+	int status, rc = TIMENS_LOST;
+	char off[64];
+	void *shared;
+	pid_t pid;
+	int f;
+
+	if (nsec < 0) {		/* the file wants 0 <= nsec < 1 s */
+		sec--;
+		nsec += 1000000000;
+	}
+	snprintf(off, sizeof(off), "monotonic %lld %lld\n", sec, nsec);
+	shared = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (shared == MAP_FAILED)
+		return TIMENS_LOST;
+	memcpy(shared, arg, size);
+	pid = fork();
+	if (!pid) {
+		if (unshare(CLONE_NEWTIME))
+			_exit(TIMENS_NONE);
+		f = open("/proc/self/timens_offsets", O_WRONLY);
+		if (f < 0 || write(f, off, strlen(off)) < 0)
+			_exit(TIMENS_OFFSET);
+		close(f);
+		pid = fork();
+		if (!pid)
+			_exit(fn(shared));
+		if (pid < 0 || waitpid(pid, &status, 0) != pid ||
+		    !WIFEXITED(status))
+			_exit(TIMENS_LOST);
+		_exit(WEXITSTATUS(status));
+	}
+	if (pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status))
+		rc = WEXITSTATUS(status);
+	memcpy(arg, shared, size);
+	munmap(shared, size);
+	return rc;
+}
+
+/* what a reader in a time namespace got of a session's samples */
+struct timens_read {
+	uint32_t id;
+	uint64_t first, last;	/* sequence numbers */
+	uint64_t first_time;
+	bool rising;		/* each sample the one after the last, and later */
+};
+
+static int read_in_timens(void *arg)
+{
+	static struct samples ss;
+	struct timens_read *tr = arg;
+	struct nl_sock *sk;
+	struct res r;
+	int family, i;
+
+	sk = kpm_nl_socket(&family);
+	if (!sk || sample_get(sk, family, tr->id, 0, &ss, &r) || !ss.n)
+		return 1;
+	tr->first = ss.s[0].seq;
+	tr->last = ss.s[ss.n - 1].seq;
+	tr->first_time = ss.s[0].time;
+	tr->rising = true;
+	for (i = 1; i < ss.n; i++)
+		if (ss.s[i].seq != ss.s[i - 1].seq + 1 ||
+		    ss.s[i].time <= ss.s[i - 1].time)
+			tr->rising = false;
+	return 0;
+}
+
+/*
+ * A reader in a time namespace whose CLOCK_MONOTONIC began after the
+ * session's first 20 samples: the dump leaves them out (they would all
+ * read 0) and starts with the first one after its clock's start, every
+ * time in it positive and rising, and no sample counted lost.
+ */
+TEST_F(kpm, samples_before_the_readers_clock_are_left_out)
+{
+	static struct samples a;
+	struct timens_read tr = {};
+	struct res r;
+
+	if (access("/proc/self/ns/time", F_OK))
+		SKIP(return, "no time namespaces (CONFIG_TIME_NS)");
+	ASSERT_EQ(0, session_new(self->sk, self->family, NULL, 0, 10 * MS, 256, &r));
+	tr.id = r.id;
+	ASSERT_EQ(0, wait_samples(self->sk, self->family, tr.id, 40));
+	ASSERT_EQ(0, sample_get(self->sk, self->family, tr.id, 0, &a, &r));
+	ASSERT_LE(40, a.n);
+	/* the reader's clock starts a nanosecond before sample 20 */
+	ASSERT_EQ(0, in_timens(-(long long)(a.s[20].time - 1), read_in_timens,
+			       &tr, sizeof(tr)));
+	TH_LOG("in the reader's namespace: samples %llu to %llu, the first at %llu ns",
+	       (unsigned long long)tr.first, (unsigned long long)tr.last,
+	       (unsigned long long)tr.first_time);
+	EXPECT_EQ(20, tr.first);
+	EXPECT_LT(0, tr.first_time);
+	EXPECT_TRUE(tr.rising);
+	ASSERT_EQ(0, session_id_op(self->sk, self->family,
+				   KSFT_PERFMON_CMD_SESSION_GET, tr.id, &r));
+	EXPECT_EQ(0, r.lost);
+	session_id_op(self->sk, self->family, KSFT_PERFMON_CMD_SESSION_DEL,
+		      tr.id, &r);
+}
+
 static int read_proc_stat(uint64_t ticks[][10], int max)
 {
 	FILE *f = fopen("/proc/stat", "r");
@@ -1355,113 +1478,62 @@ static uint64_t monotonic_ns(void)
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
-/* how sample_time_in_timens() went */
-enum { TIMENS_OK, TIMENS_NONE, TIMENS_OFFSET, TIMENS_READ, TIMENS_PIPE };
+/* sample 0 of a session, read in a time namespace, and the clock there */
+struct timens_sample0 {
+	uint32_t id;
+	uint64_t time, clock;
+};
 
-/*
- * Sample 0 of session @id as a task reads it in a time namespace of its
- * own, whose CLOCK_MONOTONIC is @offset ns from ours, and that task's
- * clock after the read.
- */
-static int sample_time_in_timens(uint32_t id, long long offset,
-				 uint64_t *time, uint64_t *clock)
+static int read_sample0(void *arg)
 {
+	struct timens_sample0 *t = arg;
 	static struct samples ss;
-	int fd[2], status, rc;
-	uint64_t got[2];
-	pid_t pid;
+	struct nl_sock *sk;
+	struct res r;
+	int family;
 
-	if (pipe(fd))
-		return TIMENS_PIPE;
-	pid = fork();
-	if (!pid) {
-		long long sec = offset / 1000000000, nsec = offset % 1000000000;
-		struct nl_sock *sk;
-		char off[64];
-		int f, family;
-		struct res r;
-
-		if (nsec < 0) {		/* the file wants 0 <= nsec < 1 s */
-			sec--;
-			nsec += 1000000000;
-		}
-		if (unshare(CLONE_NEWTIME))
-			_exit(TIMENS_NONE);
-		/* set before any task is in it; this task's children are */
-		snprintf(off, sizeof(off), "monotonic %lld %lld\n", sec, nsec);
-		f = open("/proc/self/timens_offsets", O_WRONLY);
-		if (f < 0 || write(f, off, strlen(off)) < 0)
-			_exit(TIMENS_OFFSET);
-		close(f);
-		pid = fork();
-		if (pid) {
-			waitpid(pid, &status, 0);
-			_exit(WIFEXITED(status) ? WEXITSTATUS(status) :
-						  TIMENS_READ);
-		}
-		sk = kpm_nl_socket(&family);
-		if (!sk || sample_get(sk, family, id, 0, &ss, &r) || !ss.n ||
-		    ss.s[0].seq)
-			_exit(TIMENS_READ);
-		got[0] = ss.s[0].time;
-		got[1] = monotonic_ns();
-		_exit(write(fd[1], got, sizeof(got)) == sizeof(got) ?
-		      TIMENS_OK : TIMENS_PIPE);
-	}
-	close(fd[1]);
-	if (pid < 0 || read(fd[0], got, sizeof(got)) != sizeof(got))
-		got[0] = got[1] = 0;
-	close(fd[0]);
-	rc = TIMENS_PIPE;
-	if (pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status))
-		rc = WEXITSTATUS(status);
-	*time = got[0];
-	*clock = got[1];
-	return rc;
+	sk = kpm_nl_socket(&family);
+	if (!sk || sample_get(sk, family, t->id, 0, &ss, &r) || !ss.n ||
+	    ss.s[0].seq)
+		return 1;
+	t->time = ss.s[0].time;
+	t->clock = monotonic_ns();
+	return 0;
 }
 
 /*
  * A sample's time is on the requester's CLOCK_MONOTONIC, in its time
  * namespace: a remote endpoint in a container lines up with its own
  * clock. The same sample read 1000 s ahead is 1000 s later, to the
- * nanosecond; read in a namespace whose clock began after it was taken,
- * it is 0. A session at 1 s keeps sample 0 for minutes, however slowly
- * the test goes.
+ * nanosecond (a namespace whose clock began after it was taken does not
+ * get it: samples_before_the_readers_clock_are_left_out). A session at
+ * 1 s keeps sample 0 for minutes, however slowly the test goes.
  */
 TEST_F(kpm, sample_time_in_the_readers_time_namespace)
 {
+	struct timens_sample0 t = {};
 	static struct samples ss;
-	uint64_t t, clock, now;
 	struct res r;
-	uint32_t id;
 	int rc;
 
 	ASSERT_EQ(0, session_new(self->sk, self->family, NULL, 0,
 				 1000 * MS, 256, &r));
-	id = r.id;
-	ASSERT_EQ(0, wait_samples(self->sk, self->family, id, 1));
-	ASSERT_EQ(0, sample_get(self->sk, self->family, id, 0, &ss, &r));
+	t.id = r.id;
+	ASSERT_EQ(0, wait_samples(self->sk, self->family, t.id, 1));
+	ASSERT_EQ(0, sample_get(self->sk, self->family, t.id, 0, &ss, &r));
 	ASSERT_EQ(0, ss.s[0].seq);
 
-	rc = sample_time_in_timens(id, 1000000000000LL, &t, &clock);
+	rc = in_timens(1000000000000LL, read_sample0, &t, sizeof(t));
 	if (rc == TIMENS_NONE) {
 		session_id_op(self->sk, self->family,
-			      KSFT_PERFMON_CMD_SESSION_DEL, id, &r);
+			      KSFT_PERFMON_CMD_SESSION_DEL, t.id, &r);
 		SKIP(return, "no time namespaces (CONFIG_TIME_NS)");
 	}
-	ASSERT_EQ(TIMENS_OK, rc);
-	EXPECT_EQ(ss.s[0].time + 1000000000000ULL, t);
-	EXPECT_LE(t, clock);
-
-	/* that namespace's clock reads 50 ms when it is made */
-	usleep(200000);
-	now = monotonic_ns();
-	ASSERT_EQ(TIMENS_OK, sample_time_in_timens(id, (long long)(50 * MS) -
-						   (long long)now, &t, &clock));
-	EXPECT_EQ(0, t) TH_LOG("sample 0 taken %llu ns before",
-			       (unsigned long long)(now - ss.s[0].time));
-	session_id_op(self->sk, self->family, KSFT_PERFMON_CMD_SESSION_DEL, id,
-		      &r);
+	ASSERT_EQ(0, rc);
+	EXPECT_EQ(ss.s[0].time + 1000000000000ULL, t.time);
+	EXPECT_LE(t.time, t.clock);
+	session_id_op(self->sk, self->family, KSFT_PERFMON_CMD_SESSION_DEL,
+		      t.id, &r);
 }
 
 static uint64_t sysfs_stat(const char *dev, const char *name, bool *found)
