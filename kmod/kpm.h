@@ -253,9 +253,10 @@ extern struct xarray kpm_sessions;
 
 /* session.c */
 int kpm_session_new(struct net *net, const struct kpm_session_cfg *cfg,
-		    struct sock *owner, u32 portid, u32 *id,
+		    struct sock *owner, u32 portid, u32 *id, u64 *cookie,
 		    struct netlink_ext_ack *extack);
 void kpm_session_destroy(struct kpm_session *s);
+void kpm_session_destroy_cookie(u32 id, u64 cookie);
 void kpm_session_destroy_all(void);
 void kpm_session_destroy_released(void);
 bool kpm_session_read(struct kpm_session *s, u64 *seq, u64 end,

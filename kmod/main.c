@@ -51,7 +51,7 @@ static int __init kpm_start_param_session(void)
 		cfg.ndevs = 1;
 	}
 
-	err = kpm_session_new(&init_net, &cfg, NULL, 0, &id, &extack);
+	err = kpm_session_new(&init_net, &cfg, NULL, 0, &id, NULL, &extack);
 	if (err) {
 		pr_err("cannot start the session of ifindex=%u interval_ms=%u: %pe%s%s\n",
 		       ifindex, interval_ms, ERR_PTR(err),

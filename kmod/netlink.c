@@ -240,6 +240,7 @@ int ksft_perfmon_nl_session_new_doit(struct sk_buff *skb,
 	struct kpm_session_cfg cfg = {};
 	const struct nlattr *a;
 	struct sk_buff *rsp;
+	u64 cookie;
 	void *hdr;
 	int rem, err;
 	u32 i, id;
@@ -294,13 +295,21 @@ int ksft_perfmon_nl_session_new_doit(struct sk_buff *skb,
 	}
 
 	err = kpm_session_new(net, &cfg, NETLINK_CB(skb).sk, info->snd_portid,
-			      &id, info->extack);
+			      &id, &cookie, info->extack);
 	if (err)
 		goto err_free_msg;
 	/* cannot fail: the message is empty and of the default size */
 	nla_put_u32(rsp, KSFT_PERFMON_A_SESSION_ID, id);
 	genlmsg_end(rsp, hdr);
-	return genlmsg_reply(rsp, info);
+	/*
+	 * A reply that cannot be sent (the socket's receive buffer full)
+	 * leaves the requester with an error and no id: no session either,
+	 * or it would hold its slot and ring until the socket closes.
+	 */
+	err = genlmsg_reply(rsp, info);
+	if (err)
+		kpm_session_destroy_cookie(id, cookie);
+	return err;
 
 err_free_msg:
 	nlmsg_free(rsp);

@@ -271,6 +271,8 @@ static void kpm_session_free(struct kpm_session *s)
  *	for none
  * @portid: netlink port of @owner, or 0
  * @id: where to put the new session's id
+ * @cookie: where to put its cookie, which kpm_session_destroy_cookie()
+ *	takes; may be NULL
  * @extack: where to report errors
  *
  * Context: process. Allocates the ring with no lock held, then takes
@@ -285,7 +287,7 @@ static void kpm_session_free(struct kpm_session *s)
  * Return: 0, or a negative errno with extack set.
  */
 int kpm_session_new(struct net *net, const struct kpm_session_cfg *cfg,
-		    struct sock *owner, u32 portid, u32 *id,
+		    struct sock *owner, u32 portid, u32 *id, u64 *cookie,
 		    struct netlink_ext_ack *extack)
 {
 	u32 sample_size = kpm_sample_size(cfg->ndevs, cfg->flags,
@@ -364,6 +366,8 @@ int kpm_session_new(struct net *net, const struct kpm_session_cfg *cfg,
 	}
 	s->portid = portid;
 	*id = s->id;
+	if (cookie)
+		*cookie = s->cookie;
 	/* the first sample, at once, is the baseline of the session */
 	hrtimer_start(&s->timer, 0, HRTIMER_MODE_REL_HARD);
 	mutex_unlock(&kpm_mutex);
@@ -399,6 +403,27 @@ void kpm_session_destroy(struct kpm_session *s)
 	kpm_mem -= kpm_session_ring_bytes(s);
 	kpm_reads -= s->reads;
 	kpm_session_free(s);
+}
+
+/**
+ * kpm_session_destroy_cookie() - destroy a session, if it is still the one
+ * @id: its id
+ * @cookie: its cookie, as kpm_session_new() gave it
+ *
+ * For a request that created a session and could not say so: the session
+ * may have been destroyed meanwhile, and its id taken by another.
+ *
+ * Context: process. Takes kpm_mutex.
+ */
+void kpm_session_destroy_cookie(u32 id, u64 cookie)
+{
+	struct kpm_session *s;
+
+	mutex_lock(&kpm_mutex);
+	s = xa_load(&kpm_sessions, id);
+	if (s && s->cookie == cookie)
+		kpm_session_destroy(s);
+	mutex_unlock(&kpm_mutex);
 }
 
 /**

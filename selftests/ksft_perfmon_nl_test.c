@@ -1401,6 +1401,62 @@ TEST_F(kpm, samples_before_the_readers_clock_are_left_out)
 		      tr.id, &r);
 }
 
+/*
+ * A session-new whose reply cannot be sent, the requester's receive
+ * buffer full of the errors of requests it did not read: the requester
+ * learns of no session, and none is left holding a slot and a ring.
+ */
+TEST_F(kpm, no_session_outlives_a_failed_reply)
+{
+	int before = kpm_nr_sessions(), family, fd, rcvbuf = 0, i, n;
+	bool overrun = false;
+	struct nl_sock *sk;
+	char buf[8192];
+	struct res r;
+
+	ASSERT_LE(0, before);
+	sk = kpm_nl_socket(&family);
+	ASSERT_NE(NULL, sk);
+	fd = nl_socket_get_fd(sk);
+	/* the smallest buffer the kernel allows */
+	ASSERT_EQ(0, setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf,
+				sizeof(rcvbuf)));
+	for (i = 0; i < 64; i++) {
+		struct nl_msg *msg = kpm_nl_msg(family,
+						KSFT_PERFMON_CMD_SESSION_GET, 0);
+
+		nla_put_u32(msg, KSFT_PERFMON_A_SESSION_ID, INT32_MAX);
+		ASSERT_LT(0, nl_send_auto(sk, msg));
+		nlmsg_free(msg);
+	}
+	{
+		struct nl_msg *msg = kpm_nl_msg(family,
+						KSFT_PERFMON_CMD_SESSION_NEW, 0);
+
+		nla_put_u64(msg, KSFT_PERFMON_A_SESSION_INTERVAL, 10 * MS);
+		nla_put_u32(msg, KSFT_PERFMON_A_SESSION_RING_SIZE, 16);
+		ASSERT_LT(0, nl_send_auto(sk, msg));
+		nlmsg_free(msg);
+	}
+	/* the requests ran as they were sent: the buffer overran */
+	for (n = 0; n < 1000; n++) {
+		if (recv(fd, buf, sizeof(buf), MSG_DONTWAIT) >= 0)
+			continue;
+		if (errno == ENOBUFS) {
+			overrun = true;
+			continue;
+		}
+		break;
+	}
+	EXPECT_TRUE(overrun);
+	EXPECT_EQ(before, kpm_nr_sessions());
+	nl_socket_free(sk);
+	/* and a request that can be answered still makes one */
+	ASSERT_EQ(0, session_new(self->sk, self->family, NULL, 0, 10 * MS, 16, &r));
+	EXPECT_EQ(before + 1, kpm_nr_sessions());
+	session_id_op(self->sk, self->family, KSFT_PERFMON_CMD_SESSION_DEL, r.id, &r);
+}
+
 static int read_proc_stat(uint64_t ticks[][10], int max)
 {
 	FILE *f = fopen("/proc/stat", "r");
