@@ -32,10 +32,15 @@
  */
 #define KPM_OWNER_SESSIONS_MAX	16
 #define KPM_SESSIONS_MAX	256
-/* ring memory of one session, of one owner, of all sessions together */
+/*
+ * memory of one session (its ring, its scratch sample and its readers'
+ * buffer), of one owner, of all sessions together
+ */
 #define KPM_SESSION_MEM_MAX	((size_t)16 << 20)
 #define KPM_OWNER_MEM_MAX	((size_t)16 << 20)
 #define KPM_TOTAL_MEM_MAX	((size_t)64 << 20)
+/* samples a session holds besides its ring: its scratch, its readers' two */
+#define KPM_SESSION_BUFFERS	3
 
 /* Order of the times in struct kpm_cpu_sample, as in /proc/stat. */
 enum kpm_cpu_time {
@@ -148,6 +153,16 @@ struct kpm_sample {
 /* the session samples its CPUs' network processing (cpu-net) */
 #define KPM_SAMPLE_CPU_NET	BIT(0)
 
+/*
+ * A session's readers' buffer: room for two of its samples, which a
+ * sample-get dump copies out of the ring and formats from, with no lock
+ * held.
+ */
+struct kpm_reader {
+	u32 sample_size;
+	struct kpm_sample smp[];	/* two, of sample_size bytes each */
+};
+
 struct kpm_dev {
 	/* what the sampler reads; NULL once the netdev is gone */
 	struct net_device __rcu *dev;
@@ -168,6 +183,10 @@ struct kpm_dev {
  * @portid: netlink port of @owner, 0 for the session started at insmod
  * @reads: reads per second the session takes of the module's read
  *	budget: its CPUs and netdevs, once per interval
+ * @mem: bytes of the memory limits the session takes: its ring and
+ *	%KPM_SESSION_BUFFERS samples
+ * @reader: the readers' buffer, which one sample-get dump at a time
+ *	borrows; NULL while one has it. Under kpm_mutex
  * @timer: the beat, a CLOCK_MONOTONIC hardirq hrtimer that queues @work
  * @busy: bit 0 set from when the timer queues @work until it has run: at
  *	most one sample is in flight
@@ -202,6 +221,8 @@ struct kpm_session {
 	struct sock *owner;
 	u32 portid;
 	u64 reads;
+	size_t mem;
+	struct kpm_reader *reader;
 	struct hrtimer timer;
 	unsigned long busy;
 	u64 expires_ns;
@@ -263,6 +284,8 @@ bool kpm_session_read(struct kpm_session *s, u64 *seq, u64 end,
 		      struct kpm_sample *buf);
 bool kpm_session_latest(struct kpm_session *s, struct kpm_sample *buf);
 void kpm_session_counters(struct kpm_session *s, struct kpm_counts *c);
+struct kpm_reader *kpm_session_reader_take(struct kpm_session *s);
+void kpm_session_reader_give(u32 id, u64 cookie, struct kpm_reader *buf);
 int kpm_session_init(void);
 void kpm_session_exit(void);
 

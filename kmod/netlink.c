@@ -22,18 +22,13 @@
 #include "netlink-gen.h"
 
 /*
- * The dump's copies of samples: with changed-only two, the one being sent
- * and the one sent before it, which the flag KPM_NL_CUR_SECOND tells
- * apart; else one.
+ * dump position of sample-get, in cb->ctx. Its copies of samples are a
+ * session's readers' buffer, borrowed, or one of its own: with
+ * changed-only two, the one being sent and the one sent before it, which
+ * the flag KPM_NL_CUR_SECOND tells apart; else one.
  */
-struct kpm_nl_copies {
-	u32 sample_size;
-	struct kpm_sample smp[];	/* of sample_size bytes each */
-};
-
-/* dump position of sample-get, in cb->ctx */
 struct kpm_nl_sample_ctx {
-	struct kpm_nl_copies *copies;
+	struct kpm_reader *copies;
 	u64 cookie;	/* of the session: its id alone may be reused */
 	u64 seq;	/* the sample being sent, or the next one */
 	u64 end;	/* the head when the dump started: where it ends */
@@ -809,9 +804,10 @@ err_cancel_msg:
  * @cb: dump state
  *
  * Looks up the session, notes where the dump ends and the requester's time
- * namespace, and allocates the dump's copy of a sample, which the dump
- * formats with no lock held; with changed-only, a second, for the sample
- * sent before.
+ * namespace, and borrows the session's readers' buffer (kpm_reader), the
+ * dump's copies of a sample, which it formats with no lock held: with
+ * changed-only, a second one, for the sample sent before. While another
+ * dump has it, the dump allocates one of its own.
  *
  * Context: process, the requester's (sendmsg()). Takes kpm_mutex, then the
  * session's lock.
@@ -825,6 +821,7 @@ int ksft_perfmon_nl_sample_get_start(struct netlink_callback *cb)
 	const struct nlattr *id_attr;
 	struct kpm_session *s;
 	u32 sample_size = 0;
+	size_t size;
 
 	BUILD_BUG_ON(sizeof(*ctx) > sizeof(cb->ctx));
 	/* ctx->item counts the netdevs, queues and CPUs of a sample */
@@ -850,14 +847,17 @@ int ksft_perfmon_nl_sample_get_start(struct netlink_callback *cb)
 		spin_lock(&s->lock);
 		ctx->end = s->head;
 		spin_unlock(&s->lock);
+		ctx->copies = kpm_session_reader_take(s);
 	}
 	mutex_unlock(&kpm_mutex);
 	if (!s)
 		return -ENOENT;
+	if (ctx->copies)
+		return 0;
 
-	ctx->copies = kvmalloc(struct_size(ctx->copies, smp, 0) +
-			       (ctx->flags & KPM_NL_CHANGED_ONLY ? 2 : 1) *
-			       (size_t)sample_size, GFP_KERNEL_ACCOUNT);
+	/* as the session's, so that it may keep it (kpm_session_reader_give()) */
+	size = struct_size(ctx->copies, smp, 0) + 2 * (size_t)sample_size;
+	ctx->copies = kvmalloc(size, GFP_KERNEL_ACCOUNT);
 	if (!ctx->copies)
 		return -ENOMEM;
 	ctx->copies->sample_size = sample_size;
@@ -977,10 +977,13 @@ int ksft_perfmon_nl_sample_get_dumpit(struct sk_buff *skb,
 }
 
 /**
- * ksft_perfmon_nl_sample_get_done() - free what a sample-get dump holds
+ * ksft_perfmon_nl_sample_get_done() - give back what a sample-get dump holds
  * @cb: dump state
  *
- * Context: process.
+ * Its copies go back to the session, if it is still there and has no
+ * readers' buffer; else they are freed.
+ *
+ * Context: process. Takes kpm_mutex.
  *
  * Return: 0.
  */
@@ -988,7 +991,7 @@ int ksft_perfmon_nl_sample_get_done(struct netlink_callback *cb)
 {
 	struct kpm_nl_sample_ctx *ctx = (void *)cb->ctx;
 
-	kvfree(ctx->copies);
+	kpm_session_reader_give(ctx->session_id, ctx->cookie, ctx->copies);
 	return 0;
 }
 

@@ -33,11 +33,6 @@ static unsigned int kpm_nr_sessions;
 static size_t kpm_mem;
 static u64 kpm_reads;
 
-static size_t kpm_session_ring_bytes(const struct kpm_session *s)
-{
-	return (size_t)s->sample_size * s->ring_size;
-}
-
 /*
  * Reads per second of a session: its CPUs and netdevs, once per interval;
  * with cpu-net, each CPU's network counts as a read of its own; with
@@ -58,7 +53,7 @@ static u64 kpm_session_reads(const struct kpm_session_cfg *cfg)
 /**
  * kpm_budget_check() - check that a new session fits every limit
  * @owner: the socket that would own it, NULL for the load-time session
- * @ring_bytes: its ring
+ * @mem: its ring and buffers
  * @reads: its reads per second
  * @cfg: the request, for the attributes extack points at
  * @extack: where to say which limit, and its value
@@ -69,7 +64,7 @@ static u64 kpm_session_reads(const struct kpm_session_cfg *cfg)
  * Context: under kpm_mutex.
  * Return: 0, or -ENOSPC with extack set.
  */
-static int kpm_budget_check(const struct sock *owner, size_t ring_bytes,
+static int kpm_budget_check(const struct sock *owner, size_t mem,
 			    u64 reads, const struct kpm_session_cfg *cfg,
 			    struct netlink_ext_ack *extack)
 {
@@ -85,17 +80,17 @@ static int kpm_budget_check(const struct sock *owner, size_t ring_bytes,
 		if (s->owner != owner)
 			continue;
 		owned++;
-		owned_mem += kpm_session_ring_bytes(s);
+		owned_mem += s->mem;
 	}
 	if (owned >= KPM_OWNER_SESSIONS_MAX) {
 		NL_SET_ERR_MSG_FMT(extack, "a socket may own %u sessions, and this one does",
 				   KPM_OWNER_SESSIONS_MAX);
 		return -ENOSPC;
 	}
-	if (owned_mem + ring_bytes > KPM_OWNER_MEM_MAX) {
+	if (owned_mem + mem > KPM_OWNER_MEM_MAX) {
 		NL_SET_ERR_MSG_ATTR_FMT(extack, cfg->ring_size_attr,
-					"ring of %zu bytes is over the %zu left of a socket's %zu",
-					ring_bytes, KPM_OWNER_MEM_MAX - owned_mem,
+					"session of %zu bytes is over the %zu left of a socket's %zu",
+					mem, KPM_OWNER_MEM_MAX - owned_mem,
 					KPM_OWNER_MEM_MAX);
 		return -ENOSPC;
 	}
@@ -104,10 +99,10 @@ static int kpm_budget_check(const struct sock *owner, size_t ring_bytes,
 				   KPM_SESSIONS_MAX);
 		return -ENOSPC;
 	}
-	if (kpm_mem + ring_bytes > KPM_TOTAL_MEM_MAX) {
+	if (kpm_mem + mem > KPM_TOTAL_MEM_MAX) {
 		NL_SET_ERR_MSG_ATTR_FMT(extack, cfg->ring_size_attr,
-					"ring of %zu bytes is over the %zu left of the module's %zu",
-					ring_bytes, KPM_TOTAL_MEM_MAX - kpm_mem,
+					"session of %zu bytes is over the %zu left of the module's %zu",
+					mem, KPM_TOTAL_MEM_MAX - kpm_mem,
 					KPM_TOTAL_MEM_MAX);
 		return -ENOSPC;
 	}
@@ -174,6 +169,52 @@ bool kpm_session_read(struct kpm_session *s, u64 *seq, u64 end,
 		memcpy(buf, kpm_session_slot(s, *seq), s->sample_size);
 	spin_unlock(&s->lock);
 	return found;
+}
+
+/**
+ * kpm_session_reader_take() - borrow the session's readers' buffer
+ * @s: the session
+ *
+ * A sample-get dump copies samples into room for two (the one it sends,
+ * and the one sent before it), which the session keeps from one dump to
+ * the next, counted in its memory, so that a reader that dumps every few
+ * milliseconds allocates nothing.
+ *
+ * Context: under kpm_mutex.
+ * Return: the buffer; NULL while another dump has it.
+ */
+struct kpm_reader *kpm_session_reader_take(struct kpm_session *s)
+{
+	struct kpm_reader *buf = s->reader;
+
+	lockdep_assert_held(&kpm_mutex);
+	s->reader = NULL;
+	return buf;
+}
+
+/**
+ * kpm_session_reader_give() - give a dump's buffer back to its session
+ * @id: the session's id
+ * @cookie: the session's cookie: its id may be another's by now
+ * @buf: the buffer, of the session's samples
+ *
+ * The session keeps it, if it is still there and has none; else it is
+ * freed.
+ *
+ * Context: process. Takes kpm_mutex.
+ */
+void kpm_session_reader_give(u32 id, u64 cookie, struct kpm_reader *buf)
+{
+	struct kpm_session *s;
+
+	mutex_lock(&kpm_mutex);
+	s = xa_load(&kpm_sessions, id);
+	if (s && s->cookie == cookie && !s->reader) {
+		s->reader = buf;
+		buf = NULL;
+	}
+	mutex_unlock(&kpm_mutex);
+	kvfree(buf);
 }
 
 /**
@@ -260,6 +301,7 @@ static void kpm_session_free(struct kpm_session *s)
 		sock_put(s->owner);
 	kvfree(s->ring);
 	kvfree(s->scratch);
+	kvfree(s->reader);
 	kfree(s);
 }
 
@@ -295,15 +337,16 @@ int kpm_session_new(struct net *net, const struct kpm_session_cfg *cfg,
 	/* ids stay positive in a loff_t's high half (debugfs positions) */
 	struct xa_limit limit = XA_LIMIT(1, INT_MAX);
 	struct kpm_session *s;
-	size_t ring_bytes;
+	size_t ring_bytes, mem;
 	u64 reads;
 	int err;
 
 	ring_bytes = array_size(sample_size, cfg->ring_size);
-	if (ring_bytes > KPM_SESSION_MEM_MAX) {
+	mem = array_size(sample_size, cfg->ring_size + KPM_SESSION_BUFFERS);
+	if (mem > KPM_SESSION_MEM_MAX) {
 		NL_SET_ERR_MSG_ATTR_FMT(extack, cfg->ring_size_attr,
-					"ring of %zu bytes is over the %zu byte limit of a session",
-					ring_bytes, KPM_SESSION_MEM_MAX);
+					"session of %zu bytes is over the %zu byte limit of a session",
+					mem, KPM_SESSION_MEM_MAX);
 		return -EINVAL;
 	}
 	/* the timer moves on by whole intervals of at least its resolution */
@@ -315,7 +358,7 @@ int kpm_session_new(struct net *net, const struct kpm_session_cfg *cfg,
 	}
 	reads = kpm_session_reads(cfg);
 	mutex_lock(&kpm_mutex);
-	err = kpm_budget_check(owner, ring_bytes, reads, cfg, extack);
+	err = kpm_budget_check(owner, mem, reads, cfg, extack);
 	mutex_unlock(&kpm_mutex);
 	if (err)
 		return err;
@@ -328,11 +371,15 @@ int kpm_session_new(struct net *net, const struct kpm_session_cfg *cfg,
 	s->ring_size = cfg->ring_size;
 	s->sample_size = sample_size;
 	s->reads = reads;
+	s->mem = mem;
 	s->scratch = kvzalloc(sample_size, GFP_KERNEL_ACCOUNT);
+	s->reader = kvmalloc(struct_size(s->reader, smp, 0) +
+			     2 * (size_t)sample_size, GFP_KERNEL_ACCOUNT);
 	s->ring = kvzalloc(ring_bytes, GFP_KERNEL_ACCOUNT);
 	err = -ENOMEM;
-	if (!s->scratch || !s->ring)
+	if (!s->scratch || !s->reader || !s->ring)
 		goto err_free;
+	s->reader->sample_size = sample_size;
 	s->scratch->ndevs = cfg->ndevs;
 	s->scratch->flags = cfg->flags;
 	s->scratch->nqueues = cfg->nqueues;
@@ -344,7 +391,7 @@ int kpm_session_new(struct net *net, const struct kpm_session_cfg *cfg,
 			  HRTIMER_MODE_REL_HARD);
 
 	mutex_lock(&kpm_mutex);
-	err = kpm_budget_check(owner, ring_bytes, reads, cfg, extack);
+	err = kpm_budget_check(owner, mem, reads, cfg, extack);
 	if (err)
 		goto err_unlock;
 	err = kpm_session_get_devs(s, net, cfg, extack);
@@ -357,7 +404,7 @@ int kpm_session_new(struct net *net, const struct kpm_session_cfg *cfg,
 		goto err_put_devs;
 
 	kpm_nr_sessions++;
-	kpm_mem += ring_bytes;
+	kpm_mem += mem;
 	kpm_reads += reads;
 	s->cookie = ++kpm_next_cookie;
 	if (owner) {
@@ -387,7 +434,8 @@ err_free:
  * @s: session
  *
  * Waits for a sample in flight: the timer is cancelled first, since it
- * queues the work, then the work.
+ * queues the work, then the work. A sample-get dump that has the readers'
+ * buffer keeps it, and frees it when it ends.
  *
  * Context: process, under kpm_mutex (which the work never takes).
  */
@@ -400,7 +448,7 @@ void kpm_session_destroy(struct kpm_session *s)
 	cancel_work_sync(&s->work);
 	kpm_session_put_devs(s);
 	kpm_nr_sessions--;
-	kpm_mem -= kpm_session_ring_bytes(s);
+	kpm_mem -= s->mem;
 	kpm_reads -= s->reads;
 	kpm_session_free(s);
 }

@@ -385,7 +385,7 @@ FIXTURE_VARIANT_ADD(bounds, ring_over_memory_cap) {
 	/* 65536 samples of a netdev and 2 CPUs are over 16 MiB */
 	.interval = 10 * MS, .ring = KSFT_PERFMON_RING_SIZE_MAX, .err = -EINVAL,
 	.with_lo = true,
-	.bad_attr = KSFT_PERFMON_A_SESSION_RING_SIZE, .msg = "ring of",
+	.bad_attr = KSFT_PERFMON_A_SESSION_RING_SIZE, .msg = "session of",
 };
 FIXTURE_VARIANT_ADD(bounds, bounds_accepted) {
 	.interval = KSFT_PERFMON_INTERVAL_MIN, .ring = KSFT_PERFMON_RING_SIZE_MIN,
@@ -628,7 +628,8 @@ TEST_F_TIMEOUT(kpm, sessions_up_to_the_module_limit, KPM_SLOW_TIMEOUT)
 }
 
 /*
- * Rings of a little under 8 MiB: two fit a socket's 16 MiB, the third is
+ * Sessions of a little under 8 MiB, a ring and three samples (its work's
+ * scratch and its readers' two): two fit a socket's 16 MiB, the third is
  * refused, and another socket still gets one. Four sockets with two each
  * leave less than a ring of the module's 64 MiB, and the fifth is refused
  * with what is left. The numbers are worked out here from the sample size,
@@ -648,8 +649,9 @@ TEST_F_TIMEOUT(kpm, ring_memory_limits, KPM_SLOW_TIMEOUT)
 	ASSERT_EQ(0, session_id_op(self->sk, self->family,
 				   KSFT_PERFMON_CMD_SESSION_GET, r.id, &r));
 	ASSERT_LT(0, r.sample_size);
-	ring = (OWNER_MEM / 2) / r.sample_size;
-	bytes = (unsigned long)ring * r.sample_size;
+	/* a session takes its ring and three samples more: its buffers */
+	ring = (OWNER_MEM / 2) / r.sample_size - 3;
+	bytes = (unsigned long)(ring + 3) * r.sample_size;
 	TH_LOG("rings of %u samples of %u bytes", ring, r.sample_size);
 	ASSERT_EQ(0, session_id_op(self->sk, self->family,
 				   KSFT_PERFMON_CMD_SESSION_DEL, r.id, &r));
@@ -662,7 +664,7 @@ TEST_F_TIMEOUT(kpm, ring_memory_limits, KPM_SLOW_TIMEOUT)
 	EXPECT_EQ(-ENOSPC, r.ack.err);
 	EXPECT_EQ(KSFT_PERFMON_A_SESSION_RING_SIZE, r.ack.bad_attr);
 	snprintf(want, sizeof(want),
-		 "ring of %lu bytes is over the %lu left of a socket's %lu",
+		 "session of %lu bytes is over the %lu left of a socket's %lu",
 		 bytes, OWNER_MEM - 2 * bytes, OWNER_MEM);
 	EXPECT_STREQ(want, r.ack.msg);
 
@@ -671,7 +673,7 @@ TEST_F_TIMEOUT(kpm, ring_memory_limits, KPM_SLOW_TIMEOUT)
 	EXPECT_EQ(0, fill(sk[4], family, ring, &r));
 	EXPECT_EQ(KSFT_PERFMON_A_SESSION_RING_SIZE, r.ack.bad_attr);
 	snprintf(want, sizeof(want),
-		 "ring of %lu bytes is over the %lu left of the module's %lu",
+		 "session of %lu bytes is over the %lu left of the module's %lu",
 		 bytes, ALL_MEM - 8 * bytes, ALL_MEM);
 	EXPECT_STREQ(want, r.ack.msg);
 

@@ -34,7 +34,7 @@ MISSED = re.compile(r'^# ksft-perfmon: (\d+) timer periods missed')
 CPU_SYS = '/sys/devices/system/cpu'
 SESSIONS = '/sys/kernel/debug/ksft_perfmon/sessions'
 HEAD = ('id', 'interval_ns', 'ring_size', 'sample_size', 'samples', 'lost',
-        'missed', 'cost_ns', 'portid', 'ifindex')
+        'missed', 'cost_ns', 'portid', 'ifindex', 'mem_bytes')
 
 
 def dumps(obj):
@@ -738,7 +738,8 @@ def default_ring_at_short_intervals(t):
     fillers, before = [], len(sessions())
     try:
         # sessions at 60 s of the sample size record's will have, each of
-        # an owner of its own (a record), up to its 16 MiB
+        # an owner of its own (a record), up to its 16 MiB: a ring and
+        # the three samples a session holds besides it
         probe = subprocess.Popen([TOOL, 'record', '--interval', '60000',
                                   '--ring', '2', '--ifname', 'lo',
                                   '--duration', '600'],
@@ -750,23 +751,21 @@ def default_ring_at_short_intervals(t):
             time.sleep(0.1)
         size = int(next(r['sample_size'] for r in sessions()
                         if r['ring_size'] == '2'))
-        used = sum(int(r['ring_size']) * int(r['sample_size'])
-                   for r in sessions())
+        used = sum(int(r['mem_bytes']) for r in sessions())
         left = (64 << 20) - used - 700 * size
-        while left >= size * 2:
-            ring = min(left // size, (16 << 20) // size, 65536)
+        while left >= size * 5:
+            ring = min(left // size - 3, (16 << 20) // size - 3, 65536)
             fillers.append(subprocess.Popen(
                 [TOOL, 'record', '--interval', '60000', '--ring', str(ring),
                  '--ifname', 'lo', '--duration', '600'],
                 stdout=subprocess.DEVNULL))
-            left -= ring * size
+            left -= (ring + 3) * size
             for _ in range(100):
                 if len(sessions()) == before + len(fillers):
                     break
                 time.sleep(0.1)
-        used = sum(int(r['ring_size']) * int(r['sample_size'])
-                   for r in sessions())
-        room = ((64 << 20) - used) // size
+        used = sum(int(r['mem_bytes']) for r in sessions())
+        room = ((64 << 20) - used) // size - 3
         rc, err, ring, _ = ring_of_record('--interval', '1')
         t.check(512 <= room < 1024 and (rc, err, ring) == (0, '', 512),
                 f'room for {room} samples of {size} bytes: exit {rc}, '
