@@ -65,6 +65,7 @@ static const struct genl_split_ops ksft_perfmon_nl_ops[] = {
 	},
 	{
 		.cmd	= KSFT_PERFMON_CMD_SESSION_GET,
+		.start	= ksft_perfmon_nl_session_get_start,
 		.dumpit	= ksft_perfmon_nl_session_get_dumpit,
 		.flags	= GENL_CMD_CAP_DUMP,
 	},

@@ -11,6 +11,7 @@
 
 #include <uapi/linux/ksft_perfmon.h>
 
+int ksft_perfmon_nl_session_get_start(struct netlink_callback *cb);
 int ksft_perfmon_nl_sample_get_start(struct netlink_callback *cb);
 int ksft_perfmon_nl_sample_get_done(struct netlink_callback *cb);
 

@@ -49,6 +49,7 @@ struct kpm_nl_sample_ctx {
 /* dump position of session-get, in cb->ctx */
 struct kpm_nl_session_ctx {
 	unsigned long id;
+	bool admin;	/* the requester may see every session */
 };
 
 static_assert(KSFT_PERFMON_A_CPU_STATS_GUEST_NICE -
@@ -150,14 +151,14 @@ static_assert(ARRAY_SIZE(kpm_dev_stats) ==
 
 /*
  * The socket that owns a session, and whoever has CAP_NET_ADMIN in the
- * initial user namespace, may access it. The owner is the socket itself,
- * not its port, which another socket may bind once the owner is released.
+ * initial user namespace (@admin: netlink_capable() of the request, asked
+ * once a request), may access it. The owner is the socket itself, not its
+ * port, which another socket may bind once the owner is released.
  */
 static bool kpm_nl_may_access(const struct kpm_session *s,
-			      const struct sk_buff *skb)
+			      const struct sk_buff *skb, bool admin)
 {
-	return (s->owner && s->owner == NETLINK_CB(skb).sk) ||
-	       netlink_capable(skb, CAP_NET_ADMIN);
+	return admin || (s->owner && s->owner == NETLINK_CB(skb).sk);
 }
 
 /* Find session @id for the sender of @skb. Context: under kpm_mutex. */
@@ -168,7 +169,9 @@ kpm_nl_session_find(const struct sk_buff *skb, const struct nlattr *attr,
 	struct kpm_session *s;
 
 	s = xa_load(&kpm_sessions, nla_get_u32(attr));
-	if (!s || !kpm_nl_may_access(s, skb)) {
+	if (!s || !kpm_nl_may_access(s, skb,
+				     s->owner != NETLINK_CB(skb).sk &&
+				     netlink_capable(skb, CAP_NET_ADMIN))) {
 		/* the same answer, so as not to tell whether it exists */
 		NL_SET_ERR_MSG_ATTR(extack, attr, "no such session");
 		return NULL;
@@ -350,6 +353,29 @@ err_free_msg:
 }
 
 /**
+ * ksft_perfmon_nl_session_get_start() - decide what a session dump shows
+ * @cb: dump state
+ *
+ * Whether the requester may see every session, asked once for the whole
+ * dump, of the task that sent the request (netlink_capable() checks the
+ * current task, which a dump's later parts may not run in), rather than
+ * for every session of every part: a capability check that fails may be
+ * audited.
+ *
+ * Context: process, the requester's (sendmsg()).
+ *
+ * Return: 0.
+ */
+int ksft_perfmon_nl_session_get_start(struct netlink_callback *cb)
+{
+	struct kpm_nl_session_ctx *ctx = (void *)cb->ctx;
+
+	BUILD_BUG_ON(sizeof(*ctx) > sizeof(cb->ctx));
+	ctx->admin = netlink_capable(cb->skb, CAP_NET_ADMIN);
+	return 0;
+}
+
+/**
  * ksft_perfmon_nl_session_get_dumpit() - dump the sessions one may access
  * @skb: reply
  * @cb: dump state; the position is a session id
@@ -367,7 +393,7 @@ int ksft_perfmon_nl_session_get_dumpit(struct sk_buff *skb,
 
 	mutex_lock(&kpm_mutex);
 	xa_for_each_start(&kpm_sessions, ctx->id, s, ctx->id) {
-		if (!kpm_nl_may_access(s, cb->skb))
+		if (!kpm_nl_may_access(s, cb->skb, ctx->admin))
 			continue;
 		err = kpm_nl_session_fill(skb, s, genl_info_dump(cb));
 		if (err)
