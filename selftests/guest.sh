@@ -258,6 +258,11 @@ suite_fuzz() {
 	step module.insmod_for_fuzz kpm_insmod
 	run nl_fuzz selftests/nl_fuzz --seed "${KPM_FUZZ_SEED:-1}" --count 100000
 	step module.rmmod_after_fuzz rmmod ksft_perfmon
+	# what a dump calls, by kprobes: on one vCPU, where TCG patches the
+	# kernel's text safely
+	step module.insmod_for_calls kpm_insmod
+	run calls /usr/bin/python3 selftests/calls_test.py
+	step module.rmmod_after_calls rmmod ksft_perfmon
 	# a load-time session, and rmmod while it samples
 	step module.param_session kpm_with ifindex=1 interval_ms=10 -- bash -c '
 		sleep 0.2 &&
