@@ -23,7 +23,8 @@ TOOL_LIBS = $(shell pkg-config --libs libnl-genl-3.0) -lm
 TOOLS = tools/ksft-perfmon-nl tools/ksft-perfmon-report
 SELFTESTS = selftests/ksft_perfmon_nl_test selftests/json_repr_test \
 	    selftests/rmmod_race selftests/samples_test selftests/nl_fuzz \
-	    selftests/dump_test selftests/clock_step.so selftests/extend_test
+	    selftests/dump_test selftests/clock_step.so selftests/extend_test \
+	    selftests/udp_flood
 
 .PHONY: all module tools selftests deps run test check check-generated \
 	checkpatch sparse regen clean fuzz docs install bench
@@ -86,6 +87,10 @@ selftests/samples_test: selftests/samples_test.c $(TOOL_DEPS)
 	$(CC) -O2 -g -Wall -Werror -Iuapi -Itools -I$(KSFT_DIR) \
 		$(shell pkg-config --cflags libnl-genl-3.0) -o $@ $< \
 		$(TOOL_SRCS) $(TOOL_LIBS)
+
+# the softirq load of selftests/worker_test.py
+selftests/udp_flood: selftests/udp_flood.c
+	$(CC) $(CFLAGS) -o $@ $<
 
 # the module's kmod/extend.h, in userspace
 selftests/extend_test: selftests/extend_test.c kmod/extend.h

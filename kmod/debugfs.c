@@ -57,7 +57,7 @@ static int kpm_sessions_show(struct seq_file *m, void *v)
 	unsigned long id;
 	u32 i;
 
-	seq_puts(m, "id interval_ns ring_size sample_size samples lost missed cost_ns portid ifindex mem_bytes\n");
+	seq_puts(m, "id interval_ns ring_size sample_size samples lost missed cost_ns portid ifindex mem_bytes on_timer_cpu\n");
 	mutex_lock(&kpm_mutex);
 	xa_for_each(&kpm_sessions, id, s) {
 		kpm_session_counters(s, &c);
@@ -70,7 +70,7 @@ static int kpm_sessions_show(struct seq_file *m, void *v)
 				   s->devs[i].held ? "" : "(gone)");
 		if (!s->ndevs)
 			seq_puts(m, " -");
-		seq_printf(m, " %zu\n", s->mem);
+		seq_printf(m, " %zu %llu\n", s->mem, c.on_timer_cpu);
 	}
 	mutex_unlock(&kpm_mutex);
 	return 0;

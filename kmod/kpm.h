@@ -4,8 +4,8 @@
  *
  * A session samples kcpustat of every possible CPU and the stats64 of up to
  * KSFT_PERFMON_DEVS_MAX netdevs into a ring of samples. An hrtimer sets the
- * beat; the reads run in process context, in a work item it queues, as
- * ndo_get_stats64 requires.
+ * beat; the reads run in process context, in a work item it queues on the
+ * module's unbound workqueue, as ndo_get_stats64 requires.
  */
 #ifndef _KSFT_PERFMON_KPM_H
 #define _KSFT_PERFMON_KPM_H
@@ -192,6 +192,7 @@ struct kpm_dev {
  *	most one sample is in flight
  * @expires_ns: the expiry of the timer period @work samples; written by
  *	the timer when it sets @busy, read by @work before it clears it
+ * @timer_cpu: the CPU the timer queued @work on, as @expires_ns
  * @missed: timer periods that took no sample, counted by the timer;
  *	atomic, outside @lock: not a snapshot with the counters under it
  * @work: takes a sample, in process context
@@ -209,6 +210,7 @@ struct kpm_dev {
  *	reader did (kpm_session_read())
  * @cost_ns: time the sampler spent on this session
  * @qstats_skipped: reads of queue statistics skipped, their lock held
+ * @on_timer_cpu: samples whose work ran on the CPU its timer fired on
  * @ring: @ring_size slots of @sample_size bytes
  * @ndevs: number of entries in @devs
  * @devs: the netdevs sampled
@@ -226,6 +228,7 @@ struct kpm_session {
 	struct hrtimer timer;
 	unsigned long busy;
 	u64 expires_ns;
+	int timer_cpu;
 	atomic64_t missed;
 	struct work_struct work;
 	struct kpm_sample *scratch;
@@ -241,6 +244,7 @@ struct kpm_session {
 	u64 lost;
 	u64 cost_ns;
 	u64 qstats_skipped;
+	u64 on_timer_cpu;
 	void *ring;
 
 	u32 ndevs;
@@ -267,10 +271,12 @@ struct kpm_counts {
 	u64 missed;
 	u64 cost_ns;
 	u64 qstats_skipped;
+	u64 on_timer_cpu;
 };
 
 extern struct mutex kpm_mutex;
 extern struct xarray kpm_sessions;
+extern struct workqueue_struct *kpm_wq;
 
 /* session.c */
 int kpm_session_new(struct net *net, const struct kpm_session_cfg *cfg,

@@ -65,8 +65,9 @@ static int __init kpm_start_param_session(void)
 /**
  * kpm_init() - start the load-time session, then open the module to users
  *
- * Context: process (module load). The netdev notifier comes first, so no
- * session can exist without it; the generic netlink family and debugfs
+ * Context: process (module load). The sessions' workqueue and the netdev
+ * notifier come first, so no session can exist without them; the generic
+ * netlink family and debugfs
  * come last, once nothing can fail: a family or a file registered by a
  * load that then fails would let a dump or an open file reach a module
  * about to be freed (both hold a reference to the module, and a failed

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The sampler. A hardirq hrtimer per session sets the beat and only queues
- * the session's work item; the work snapshots kcpustat of every possible
+ * the session's work item on the module's unbound workqueue; the work
+ * snapshots kcpustat of every possible
  * CPU and the stats64 of the session's netdevs, then copies the finished
  * sample into the next slot of the session's ring.
  *
@@ -331,15 +332,16 @@ static u32 kpm_read_session_qstats(struct kpm_session *s,
  * kpm_timer_fn() - the beat of a session: queue its sample
  * @timer: the session's timer
  *
- * Queues kpm_sample_work() for this period, unless the previous sample is
- * still waiting to run or running: then this period is skipped and
- * counted in @missed, as are the periods the timer itself came too late
- * for (hrtimer_forward_now()'s overruns beyond one). So at most one
+ * Queues kpm_sample_work() for this period on kpm_wq, unless the previous
+ * sample is still waiting to run or running: then this period is skipped
+ * and counted in @missed, as are the periods the timer itself came too
+ * late for (hrtimer_forward_now()'s overruns beyond one). So at most one
  * sample of a session is in flight, and a sampler slower than its
  * interval takes fewer samples instead of running back to back.
  *
- * Context: hardirq (HRTIMER_MODE_REL_HARD, on PREEMPT_RT too); takes no
- * lock of the module.
+ * Context: hardirq (HRTIMER_MODE_REL_HARD, on PREEMPT_RT too), on the CPU
+ * that started the session, which re-arming keeps; takes no lock of the
+ * module.
  *
  * Return: HRTIMER_RESTART, forwarded by one interval.
  */
@@ -350,7 +352,8 @@ enum hrtimer_restart kpm_timer_fn(struct hrtimer *timer)
 
 	if (!test_and_set_bit(0, &s->busy)) {
 		s->expires_ns = ktime_to_ns(hrtimer_get_expires(timer));
-		queue_work(system_highpri_wq, &s->work);
+		s->timer_cpu = smp_processor_id();
+		queue_work(kpm_wq, &s->work);
 	} else {
 		missed++;
 	}
@@ -370,17 +373,20 @@ enum hrtimer_restart kpm_timer_fn(struct hrtimer *timer)
  * ring at its head, overwriting the oldest sample when the ring is full.
  * Its readers count what they missed of it (kpm_session_read()).
  *
- * Context: process (system_highpri_wq; normally on the CPU the timer
- * fired on).
+ * Context: process, a worker of kpm_wq: unbound, on any CPU of its
+ * cpumask (the housekeeping CPUs by default), wherever the scheduler
+ * finds room, not bound to the CPU the timer fired on.
  * Calls ndo_get_stats64 under rcu_read_lock(); with queues, netdev_stat_ops
  * under RTNL or a netdev's instance lock, and reads its queue map under
  * that and (from 6.14) the instance lock, if trylocks get them; then takes
- * the session's lock to copy the sample. The timer queues no other sample until this
- * one clears @busy, so the scratch sample and @expires_ns are its own.
+ * the session's lock to copy the sample. The timer queues no other sample
+ * until this one clears @busy, so the scratch sample, @expires_ns and
+ * @timer_cpu are its own.
  */
 void kpm_sample_work(struct work_struct *work)
 {
 	struct kpm_session *s = container_of(work, struct kpm_session, work);
+	bool on_timer_cpu = raw_smp_processor_id() == s->timer_cpu;
 	struct kpm_sample *smp = s->scratch;
 	u64 expires = s->expires_ns;
 	u32 skipped = 0;
@@ -400,6 +406,7 @@ void kpm_sample_work(struct work_struct *work)
 	memcpy(slot, smp, s->sample_size);
 	s->cost_ns += smp->cost_ns;
 	s->qstats_skipped += skipped;
+	s->on_timer_cpu += on_timer_cpu;
 	s->head++;
 	if (++s->head_slot == s->ring_size)
 		s->head_slot = 0;

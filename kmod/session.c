@@ -10,6 +10,7 @@
 #include <linux/notifier.h>
 #include <linux/overflow.h>
 #include <linux/slab.h>
+#include <linux/workqueue.h>
 #include <net/netlink.h>
 #include <net/sock.h>
 
@@ -19,6 +20,16 @@
 /* Serializes creation, lookup and destruction of sessions. */
 DEFINE_MUTEX(kpm_mutex);
 DEFINE_XARRAY_ALLOC1(kpm_sessions);
+
+/*
+ * Where the sessions' work runs: unbound, so that a sample runs wherever
+ * there is room among the CPUs of the workqueue's cpumask (the
+ * housekeeping CPUs, and what an admin sets in
+ * /sys/devices/virtual/workqueue/ksft_perfmon/), not on the CPU its timer
+ * fires on, which may be the one the test loads; high priority, for the
+ * wake-up latency of a nice -20 worker.
+ */
+struct workqueue_struct *kpm_wq;
 
 static u32 kpm_next_id;
 static u64 kpm_next_cookie;		/* under kpm_mutex */
@@ -256,6 +267,7 @@ void kpm_session_counters(struct kpm_session *s, struct kpm_counts *c)
 	c->lost = s->lost;
 	c->cost_ns = s->cost_ns;
 	c->qstats_skipped = s->qstats_skipped;
+	c->on_timer_cpu = s->on_timer_cpu;
 	spin_unlock(&s->lock);
 	c->missed = atomic64_read(&s->missed);
 }
@@ -581,11 +593,21 @@ static struct notifier_block kpm_netdev_nb = {
 
 int kpm_session_init(void)
 {
-	return register_netdevice_notifier(&kpm_netdev_nb);
+	int err;
+
+	kpm_wq = alloc_workqueue("ksft_perfmon",
+				 WQ_UNBOUND | WQ_HIGHPRI | WQ_SYSFS, 0);
+	if (!kpm_wq)
+		return -ENOMEM;
+	err = register_netdevice_notifier(&kpm_netdev_nb);
+	if (err)
+		destroy_workqueue(kpm_wq);
+	return err;
 }
 
 void kpm_session_exit(void)
 {
 	kpm_session_destroy_all();
 	unregister_netdevice_notifier(&kpm_netdev_nb);
+	destroy_workqueue(kpm_wq);
 }

@@ -186,6 +186,9 @@ suite_main() {
 	run qstats /usr/bin/python3 selftests/qstats_test.py \
 		"${KPM_MODULE%/*}-lockhold/kpm_lockhold.ko" \
 		${KPM_KSFT:+"$KPM_KSFT/../../.."}
+	# the sampler's work off the CPU its timer fires on, under a softirq
+	# load there
+	run worker /usr/bin/python3 selftests/worker_test.py
 	run e2e env KPM_E2E_OUT=/tmp/kpm-e2e selftests/e2e_two_hosts.sh
 	# that run in a real Prometheus: userspace only, so on one kernel
 	if [ "$kernel_name" = 6.12 ]; then
