@@ -96,13 +96,14 @@ struct kpm_dev_sample {
  * its first nqueues RX queues, then of its first nqueues TX queues;
  * kpm_qstats_rx() and kpm_qstats_tx() find them. They hold a read's
  * values with @read, and of a queue below the netdev's number of queues
- * only. A read skipped for its lock leaves them as they were, @time_ns
- * with them.
+ * only. A read skipped for its lock, or for the read budget, leaves them
+ * as they were, @time_ns with them.
  */
 struct kpm_dev_qstats {
 	u64 time_ns;		/* CLOCK_MONOTONIC when their read began */
 	bool read;		/* they hold the last read's values */
-	bool skipped;		/* this sample's read was skipped */
+	bool skipped;		/* this sample's read was skipped: a lock */
+	bool over_budget;	/* skipped: no room for its queues' calls */
 	bool mapped;		/* the links hold the last read's */
 	bool map_skipped;	/* this sample's read of them was skipped */
 	u32 map_version;	/* of the links, 1 at the first read */
@@ -170,6 +171,13 @@ struct kpm_dev {
 	struct net_device *held;
 	netdevice_tracker tracker;
 	u32 ifindex;
+	/*
+	 * with queues, the calls into its driver for its queue statistics
+	 * the session is charged for each sample: its base and every queue
+	 * it had at its last read (1 + real_num_rx + real_num_tx); under
+	 * kpm_budget_lock
+	 */
+	u32 charged;
 };
 
 /**
@@ -181,8 +189,11 @@ struct kpm_dev {
  *	held, so that no other socket can be at its address while the
  *	session exists; NULL for the session started at insmod
  * @portid: netlink port of @owner, 0 for the session started at insmod
+ * @items: reads of one sample the session is charged for: its CPUs, its
+ *	netdevs and, with queues, each netdev's @charged; under
+ *	kpm_budget_lock
  * @reads: reads per second the session takes of the module's read
- *	budget: its CPUs and netdevs, once per interval
+ *	budget, @items once per interval; under kpm_budget_lock
  * @mem: bytes of the memory limits the session takes: its ring and
  *	%KPM_SESSION_BUFFERS samples
  * @reader: the readers' buffer, which one sample-get dump at a time
@@ -209,7 +220,8 @@ struct kpm_dev {
  * @lost: samples readers asked for and found overwritten, each time a
  *	reader did (kpm_session_read())
  * @cost_ns: time the sampler spent on this session
- * @qstats_skipped: reads of queue statistics skipped, their lock held
+ * @qstats_skipped: reads of queue statistics skipped, their lock held or
+ *	no room in the read budget for their queues
  * @on_timer_cpu: samples whose work ran on the CPU its timer fired on
  * @ring: @ring_size slots of @sample_size bytes
  * @ndevs: number of entries in @devs
@@ -222,6 +234,7 @@ struct kpm_session {
 	u64 cookie;
 	struct sock *owner;
 	u32 portid;
+	u64 items;
 	u64 reads;
 	size_t mem;
 	struct kpm_reader *reader;
@@ -290,6 +303,7 @@ bool kpm_session_read(struct kpm_session *s, u64 *seq, u64 end,
 		      struct kpm_sample *buf);
 bool kpm_session_latest(struct kpm_session *s, struct kpm_sample *buf);
 void kpm_session_counters(struct kpm_session *s, struct kpm_counts *c);
+bool kpm_session_charge_queues(struct kpm_session *s, u32 i, u32 calls);
 struct kpm_reader *kpm_session_reader_take(struct kpm_session *s);
 void kpm_session_reader_give(u32 id, u64 cookie, struct kpm_reader *buf);
 int kpm_session_init(void);

@@ -598,7 +598,9 @@ static int kpm_nl_put_dev_qstats(struct sk_buff *skb, u32 ifindex,
 	if (!nest)
 		return -EMSGSIZE;
 	if (nla_put_u32(skb, KSFT_PERFMON_A_QSTATS_IFINDEX, ifindex) ||
-	    (qs->skipped && nla_put_flag(skb, KSFT_PERFMON_A_QSTATS_SKIPPED)))
+	    (qs->skipped && nla_put_flag(skb, KSFT_PERFMON_A_QSTATS_SKIPPED)) ||
+	    (qs->over_budget &&
+	     nla_put_flag(skb, KSFT_PERFMON_A_QSTATS_OVER_BUDGET)))
 		goto err_cancel_nest;
 	if (qs->read &&
 	    (nla_put_uint(skb, KSFT_PERFMON_A_QSTATS_TIME,

@@ -267,7 +267,8 @@ static void kpm_read_queue_map(struct net_device *dev,
  * session's netdevs: the statistics under the lock qstats-get takes, and
  * the map under it and the lock napi-get takes, after the driver's
  * callbacks, each taken with a trylock; what a held lock keeps from being
- * read keeps the last read's. The session's reference to a
+ * read keeps the last read's, and so does a read whose calls into the
+ * driver the read budget has no room for. The session's reference to a
  * netdev goes with its unregister (kpm_netdev_event()), so each read
  * holds one of its own, taken under RCU. As qstats-get, it reads a
  * netdev only if, once locked, it is registered and up, and still the
@@ -294,6 +295,7 @@ static u32 kpm_read_session_qstats(struct kpm_session *s,
 			netdev_hold(dev, &tracker, GFP_ATOMIC);
 		rcu_read_unlock();
 		qs->skipped = false;
+		qs->over_budget = false;
 		qs->map_skipped = false;
 		if (!dev) {
 			qs->read = false;
@@ -306,10 +308,18 @@ static u32 kpm_read_session_qstats(struct kpm_session *s,
 				    dev->flags & IFF_UP &&
 				    rcu_access_pointer(s->devs[i].dev) == dev;
 
-			qs->read = live && dev->stat_ops;
-			if (qs->read) {
+			if (!live || !dev->stat_ops) {
+				qs->read = false;
+			} else if (!kpm_session_charge_queues(s, i, 1 +
+						dev->real_num_rx_queues +
+						dev->real_num_tx_queues)) {
+				/* as skipped: the last read's values stay */
+				qs->over_budget = true;
+				skipped++;
+			} else {
 				qs->time_ns = ktime_get_ns();
 				kpm_read_qstats(dev, qs, smp->nqueues);
+				qs->read = true;
 			}
 			/* the driver's callbacks above not under this one */
 			if (!live) {
@@ -378,8 +388,9 @@ enum hrtimer_restart kpm_timer_fn(struct hrtimer *timer)
  * finds room, not bound to the CPU the timer fired on.
  * Calls ndo_get_stats64 under rcu_read_lock(); with queues, netdev_stat_ops
  * under RTNL or a netdev's instance lock, and reads its queue map under
- * that and (from 6.14) the instance lock, if trylocks get them; then takes
- * the session's lock to copy the sample. The timer queues no other sample
+ * that and (from 6.14) the instance lock, if trylocks get them; takes
+ * kpm_budget_lock when a netdev's queues changed; then takes the
+ * session's lock to copy the sample. The timer queues no other sample
  * until this one clears @busy, so the scratch sample, @expires_ns and
  * @timer_cpu are its own.
  */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Sessions: creation with its limits, the netdev references they hold,
- * and destruction.
+ * their ring and its readers, and destruction.
  */
 
 #include <linux/math64.h>
@@ -10,6 +10,7 @@
 #include <linux/notifier.h>
 #include <linux/overflow.h>
 #include <linux/slab.h>
+#include <linux/spinlock.h>
 #include <linux/workqueue.h>
 #include <net/netlink.h>
 #include <net/sock.h>
@@ -42,23 +43,70 @@ MODULE_PARM_DESC(read_budget,
 /* What all sessions together take of the limits; under kpm_mutex. */
 static unsigned int kpm_nr_sessions;
 static size_t kpm_mem;
+/*
+ * The reads per second they take, and each session's @items, @reads and
+ * netdevs' @charged, under kpm_budget_lock, taken alone or under
+ * kpm_mutex: the sampler changes them where a netdev's queues changed.
+ */
+static DEFINE_SPINLOCK(kpm_budget_lock);
 static u64 kpm_reads;
 
+/* @items reads a sample, once per @interval_ns, in reads per second */
+static u64 kpm_reads_per_s(u64 items, u64 interval_ns)
+{
+	return DIV64_U64_ROUND_UP(items * NSEC_PER_SEC, interval_ns);
+}
+
 /*
- * Reads per second of a session: its CPUs and netdevs, once per interval;
- * with cpu-net, each CPU's network counts as a read of its own; with
- * queues, each netdev's base statistics and each queue's.
+ * The calls into @dev's driver that reading its queue statistics takes:
+ * its base statistics and each queue, those beyond the session's queues
+ * too, which the sampler adds to the base; none without queue statistics.
  */
-static u64 kpm_session_reads(const struct kpm_session_cfg *cfg)
+static u32 kpm_queue_calls(const struct net_device *dev)
+{
+	if (!dev->stat_ops)
+		return 0;
+	/* racy: their lock's, for a charge the sampler puts right at a read */
+	return data_race(1 + READ_ONCE(dev->real_num_rx_queues) +
+			 READ_ONCE(dev->real_num_tx_queues));
+}
+
+/*
+ * Reads of one sample of @cfg that are not a netdev's queue statistics:
+ * its CPUs and netdevs; with cpu-net, each CPU's network counts as a read
+ * of its own. With queues, kpm_queue_calls() of each netdev come on top.
+ */
+static u64 kpm_session_items(const struct kpm_session_cfg *cfg)
 {
 	u64 items = num_possible_cpus() + cfg->ndevs;
 
 	if (cfg->flags & KPM_SAMPLE_CPU_NET)
 		items += num_possible_cpus();
-	if (cfg->nqueues)
-		items += cfg->ndevs * (1 + 2 * (u64)cfg->nqueues);
+	return items;
+}
 
-	return DIV64_U64_ROUND_UP(items * NSEC_PER_SEC, cfg->interval_ns);
+/*
+ * The reads of one sample of @cfg with the queues its netdevs have now,
+ * for a check before the netdevs are held: one not found (yet) counts
+ * none, and the check once they are held has the last word.
+ */
+static u64 kpm_session_items_now(struct net *net,
+				 const struct kpm_session_cfg *cfg)
+{
+	u64 items = kpm_session_items(cfg);
+	struct net_device *dev;
+	u32 i;
+
+	if (!cfg->nqueues)
+		return items;
+	rcu_read_lock();
+	for (i = 0; i < cfg->ndevs; i++) {
+		dev = dev_get_by_index_rcu(net, cfg->ifindex[i]);
+		if (dev)
+			items += kpm_queue_calls(dev);
+	}
+	rcu_read_unlock();
+	return items;
 }
 
 /**
@@ -68,18 +116,20 @@ static u64 kpm_session_reads(const struct kpm_session_cfg *cfg)
  * @reads: its reads per second
  * @cfg: the request, for the attributes extack points at
  * @extack: where to say which limit, and its value
+ * @take: on success, take what it needs of the module's limits, in the
+ *	same section of kpm_budget_lock as the check of the reads
  *
  * The limits of one owner come first, so that an owner at its limits is
  * told so rather than of a module-wide limit it nearly filled alone.
  *
- * Context: under kpm_mutex.
+ * Context: under kpm_mutex; takes kpm_budget_lock.
  * Return: 0, or -ENOSPC with extack set.
  */
-static int kpm_budget_check(const struct sock *owner, size_t mem,
-			    u64 reads, const struct kpm_session_cfg *cfg,
-			    struct netlink_ext_ack *extack)
+static int kpm_budget_check(const struct sock *owner, size_t mem, u64 reads,
+			    const struct kpm_session_cfg *cfg,
+			    struct netlink_ext_ack *extack, bool take)
 {
-	u64 budget = READ_ONCE(read_budget);
+	u64 budget = READ_ONCE(read_budget), left;
 	unsigned int owned = 0;
 	size_t owned_mem = 0;
 	struct kpm_session *s;
@@ -117,14 +167,73 @@ static int kpm_budget_check(const struct sock *owner, size_t mem,
 					KPM_TOTAL_MEM_MAX);
 		return -ENOSPC;
 	}
-	if (kpm_reads + reads > budget) {
+	spin_lock(&kpm_budget_lock);
+	left = budget > kpm_reads ? budget - kpm_reads : 0;
+	if (reads <= left && take)
+		kpm_reads += reads;
+	spin_unlock(&kpm_budget_lock);
+	if (reads > left) {
 		NL_SET_ERR_MSG_ATTR_FMT(extack, cfg->interval_attr,
 					"%llu reads/s is over the %llu left of read_budget=%llu",
-					reads, budget > kpm_reads ? budget - kpm_reads : 0,
-					budget);
+					reads, left, budget);
 		return -ENOSPC;
 	}
+	if (take) {
+		kpm_nr_sessions++;
+		kpm_mem += mem;
+	}
 	return 0;
+}
+
+/* Give back what kpm_budget_check() took. Context: under kpm_mutex. */
+static void kpm_budget_put(size_t mem, u64 reads)
+{
+	lockdep_assert_held(&kpm_mutex);
+	kpm_nr_sessions--;
+	kpm_mem -= mem;
+	spin_lock(&kpm_budget_lock);
+	kpm_reads -= reads;
+	spin_unlock(&kpm_budget_lock);
+}
+
+/**
+ * kpm_session_charge_queues() - charge a netdev's queues anew
+ * @s: the session
+ * @i: its netdev
+ * @calls: the calls into the driver that a read of its queue statistics
+ *	takes now: its base and every queue
+ *
+ * The read budget charges a session for every queue of its netdevs,
+ * whose count a change of channels changes. The sampler calls this at
+ * each read, so that the session is charged what it reads: fewer calls
+ * give room back, more take it, if the budget has it.
+ *
+ * Context: process, the session's work, under the lock of the netdev's
+ * queue statistics, which keeps their count; takes kpm_budget_lock.
+ * Return: whether the read may go on; false leaves the charge as it was.
+ */
+bool kpm_session_charge_queues(struct kpm_session *s, u32 i, u32 calls)
+{
+	struct kpm_dev *d = &s->devs[i];
+	u64 items, reads, others;
+	bool ok;
+
+	/* only the work changes it once the session runs */
+	if (d->charged == calls)
+		return true;
+	spin_lock(&kpm_budget_lock);
+	items = s->items - d->charged + calls;
+	reads = kpm_reads_per_s(items, s->interval_ns);
+	others = kpm_reads - s->reads;
+	ok = reads <= s->reads || others + reads <= READ_ONCE(read_budget);
+	if (ok) {
+		kpm_reads = others + reads;
+		s->items = items;
+		s->reads = reads;
+		d->charged = calls;
+	}
+	spin_unlock(&kpm_budget_lock);
+	return ok;
 }
 
 /* The oldest sample in the ring, or head when it is empty; under @s->lock. */
@@ -285,12 +394,17 @@ static void kpm_session_put_devs(struct kpm_session *s)
 	}
 }
 
+/*
+ * Hold each netdev of @cfg, and charge @s for the queue statistics it
+ * will read of them: @s->items, the reads of one sample, with them.
+ */
 static int kpm_session_get_devs(struct kpm_session *s, struct net *net,
 				const struct kpm_session_cfg *cfg,
 				struct netlink_ext_ack *extack)
 {
 	u32 i;
 
+	s->items = kpm_session_items(cfg);
 	for (i = 0; i < cfg->ndevs; i++) {
 		struct kpm_dev *d = &s->devs[i];
 
@@ -302,8 +416,13 @@ static int kpm_session_get_devs(struct kpm_session *s, struct net *net,
 					    "no netdev with this ifindex in the network namespace");
 			return -ENODEV;
 		}
+		if (cfg->nqueues) {
+			d->charged = kpm_queue_calls(d->held);
+			s->items += d->charged;
+		}
 		rcu_assign_pointer(d->dev, d->held);
 	}
+	s->reads = kpm_reads_per_s(s->items, s->interval_ns);
 	return 0;
 }
 
@@ -332,11 +451,11 @@ static void kpm_session_free(struct kpm_session *s)
  * Context: process. Allocates the ring with no lock held, then takes
  * kpm_mutex. The limits are checked before the allocation, so that a
  * request over one allocates nothing, and again with the session's
- * insertion, since another request may have taken the room meanwhile.
- * The netdevs are looked up under kpm_mutex, which kpm_netdev_event()
- * takes too, so a netdev cannot be unregistered between the lookup and
- * the session becoming visible. The session is not returned: once
- * kpm_mutex is dropped, a session-del may free it.
+ * insertion, since another request may have taken the room meanwhile, or
+ * a netdev's queues changed. The netdevs are looked up under kpm_mutex,
+ * which kpm_netdev_event() takes too, so a netdev cannot be unregistered
+ * between the lookup and the session becoming visible. The session is not
+ * returned: once kpm_mutex is dropped, a session-del may free it.
  *
  * Return: 0, or a negative errno with extack set.
  */
@@ -368,9 +487,10 @@ int kpm_session_new(struct net *net, const struct kpm_session_cfg *cfg,
 					hrtimer_resolution);
 		return -EINVAL;
 	}
-	reads = kpm_session_reads(cfg);
 	mutex_lock(&kpm_mutex);
-	err = kpm_budget_check(owner, mem, reads, cfg, extack);
+	reads = kpm_reads_per_s(kpm_session_items_now(net, cfg),
+				cfg->interval_ns);
+	err = kpm_budget_check(owner, mem, reads, cfg, extack, false);
 	mutex_unlock(&kpm_mutex);
 	if (err)
 		return err;
@@ -382,7 +502,6 @@ int kpm_session_new(struct net *net, const struct kpm_session_cfg *cfg,
 	s->interval_ns = cfg->interval_ns;
 	s->ring_size = cfg->ring_size;
 	s->sample_size = sample_size;
-	s->reads = reads;
 	s->mem = mem;
 	s->scratch = kvzalloc(sample_size, GFP_KERNEL_ACCOUNT);
 	s->reader = kvmalloc(struct_size(s->reader, smp, 0) +
@@ -403,21 +522,18 @@ int kpm_session_new(struct net *net, const struct kpm_session_cfg *cfg,
 			  HRTIMER_MODE_REL_HARD);
 
 	mutex_lock(&kpm_mutex);
-	err = kpm_budget_check(owner, mem, reads, cfg, extack);
-	if (err)
-		goto err_unlock;
 	err = kpm_session_get_devs(s, net, cfg, extack);
+	if (err)
+		goto err_put_devs;
+	err = kpm_budget_check(owner, mem, s->reads, cfg, extack, true);
 	if (err)
 		goto err_put_devs;
 
 	err = xa_alloc_cyclic(&kpm_sessions, &s->id, s, limit, &kpm_next_id,
 			      GFP_KERNEL);
 	if (err < 0)
-		goto err_put_devs;
+		goto err_put_budget;
 
-	kpm_nr_sessions++;
-	kpm_mem += mem;
-	kpm_reads += reads;
 	s->cookie = ++kpm_next_cookie;
 	if (owner) {
 		sock_hold(owner);
@@ -432,9 +548,10 @@ int kpm_session_new(struct net *net, const struct kpm_session_cfg *cfg,
 	mutex_unlock(&kpm_mutex);
 	return 0;
 
+err_put_budget:
+	kpm_budget_put(mem, s->reads);
 err_put_devs:
 	kpm_session_put_devs(s);
-err_unlock:
 	mutex_unlock(&kpm_mutex);
 err_free:
 	kpm_session_free(s);
@@ -459,9 +576,7 @@ void kpm_session_destroy(struct kpm_session *s)
 	hrtimer_cancel(&s->timer);
 	cancel_work_sync(&s->work);
 	kpm_session_put_devs(s);
-	kpm_nr_sessions--;
-	kpm_mem -= s->mem;
-	kpm_reads -= s->reads;
+	kpm_budget_put(s->mem, s->reads);
 	kpm_session_free(s);
 }
 

@@ -161,7 +161,8 @@ guest() {	# PREFIX OWN VM.SH-ARGS... -- COMMAND...
 }
 
 # the module, and the test modules of selftests/qstats_test.py,
-# selftests/softnet_test.py and selftests/clock_test.py beside it
+# selftests/softnet_test.py, selftests/clock_test.py and
+# selftests/qstats_cost_test.py beside it
 build_modules() {	# KDIR NAME
 	scripts/kbuild.sh "$1" "$2" &&
 		scripts/kbuild.sh "$1" "$2-lockhold" selftests/lockhold &&

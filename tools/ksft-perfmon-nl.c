@@ -466,6 +466,8 @@ static void qstats_json(struct jw *w, const struct session *s,
 			jw_key(w, "map_skipped");
 			jw_bool(w, true);
 		}
+		jw_key(w, "over_budget");
+		jw_bool(w, qs->over_budget);
 		jw_key(w, "read");
 		jw_bool(w, qs->read);
 		if (qs->read) {
@@ -1513,7 +1515,7 @@ static int do_record(int argc, char **argv)
 		printf("# ksft-perfmon: %llu timer periods missed: the sampler ran a period or more late and took no sample for them\n",
 		       (unsigned long long)s.missed);
 	if (s.qstats_skipped)
-		printf("# ksft-perfmon: %llu reads of queue statistics skipped: their lock (RTNL or the netdev's) was held\n",
+		printf("# ksft-perfmon: %llu reads of queue statistics skipped: their lock (RTNL or the netdev's) was held, or the read budget had no room for their queues\n",
 		       (unsigned long long)s.qstats_skipped);
 	print_no_queues(&r);
 	print_end(&r);

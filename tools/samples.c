@@ -313,7 +313,7 @@ struct qstats_vals {
 	uint32_t ifindex, type, id, rx_queues, tx_queues, map_version;
 	uint64_t time;
 	bool have_ifindex, have_type, have_id, have_queues, have_map;
-	bool have_time, skipped, map_skipped;
+	bool have_time, skipped, over_budget, map_skipped;
 };
 
 static bool qstats_parse(const struct nlattr *nest, struct qstats_vals *qv)
@@ -347,6 +347,9 @@ static bool qstats_parse(const struct nlattr *nest, struct qstats_vals *qv)
 			break;
 		case KSFT_PERFMON_A_QSTATS_MAP_SKIPPED:
 			qv->map_skipped = true;
+			break;
+		case KSFT_PERFMON_A_QSTATS_OVER_BUDGET:
+			qv->over_budget = true;
 			break;
 		case KSFT_PERFMON_A_QSTATS_TIME:
 			ok &= qv->have_time = attr_uint(a, &qv->time);
@@ -408,6 +411,7 @@ static int parse_dev_qstats(struct drain *d, const struct nlattr *nest)
 	/* a module without per-block times read them at the sample's */
 	qs->time = !qs->read ? 0 : qv.have_time ? qv.time : d->cur.time;
 	qs->skipped = qv.skipped;
+	qs->over_budget = qv.over_budget;
 	qs->mapped = qv.have_map;
 	qs->map_skipped = qv.map_skipped;
 	qs->map_version = qv.map_version;
@@ -1170,14 +1174,16 @@ static void emit_queue(struct record *r, const struct sample *smp,
  * Link metric @m of the queues of netdev @d (struct dev_qstats @qs): the
  * CPU of each queue's IRQ, a scalar labelled with the netdev's ifindex,
  * the queue's id, its NAPI instance, the IRQ and the map's version; none
- * for a queue whose IRQ is not on one CPU. At the sample's time: the map
- * is read among its reads, which begin then.
+ * for a queue whose IRQ is not on one CPU. At the time of the netdev's
+ * queue statistics, read in the same hold of their lock, or when there
+ * are none of this sample's, the sample's.
  */
 static void emit_links(struct record *r, const struct sample *smp,
 		       uint32_t d, const struct dev_qstats *qs, int m)
 {
 	bool rx = queue_metric[m - M_QUEUE_RX_PACKETS].rx;
 	const struct queue_stats *l = rx ? qs->rx : qs->tx;
+	uint64_t t = qs->read && !qs->over_budget ? qs->time : smp->time;
 	struct jw w;
 	uint32_t q;
 
@@ -1193,7 +1199,7 @@ static void emit_links(struct record *r, const struct sample *smp,
 		jw_str(&w, metric_names[m]);
 		jw_key(&w, "napi_id");
 		jw_uint(&w, l[q].link.napi_id);
-		queue_obs_time(r, &w, smp->time, q);
+		queue_obs_time(r, &w, t, q);
 		jw_uint(&w, l[q].link.cpu);
 		obs_end(r, &w);
 	}
@@ -1201,9 +1207,10 @@ static void emit_links(struct record *r, const struct sample *smp,
 
 /*
  * The queue metrics of a sample: of each netdev whose queue statistics
- * were read for it (not those of a read skipped for its lock: they are
- * an older read's, said with it), each queue it has, by metric; and of
- * each netdev whose map, so read, is not the one said last, its links.
+ * were read for it (not those of a read skipped for its lock or the read
+ * budget: they are an older read's, said with it), each queue it has, by
+ * metric; and of each netdev whose map, so read, is not the one said
+ * last, its links.
  */
 static void emit_queues(struct record *r, const struct sample *smp)
 {
@@ -1221,7 +1228,7 @@ static void emit_queues(struct record *r, const struct sample *smp)
 				if (r->metrics & M_BIT(m))
 					emit_links(r, smp, d, qs, m);
 		}
-		if (!qs->read || qs->skipped)
+		if (!qs->read || qs->skipped || qs->over_budget)
 			continue;
 		r->qseen[d] = true;
 		for (m = M_QUEUE_RX_PACKETS; m < M_NR; m++) {

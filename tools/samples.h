@@ -95,6 +95,7 @@ struct queue_stats {
 struct dev_qstats {
 	bool read;		/* the sample has them */
 	bool skipped;		/* its read was skipped: they are older */
+	bool over_budget;	/* skipped too: no room in the read budget */
 	uint64_t time;		/* when they were read, with read */
 	bool mapped;		/* the sample has its map: the queues' links */
 	bool map_skipped;	/* its read was skipped: the map is older */
