@@ -11,6 +11,7 @@
 #include <linux/debugfs.h>
 #include <linux/delay.h>
 #include <linux/kernel_stat.h>
+#include <linux/math64.h>
 #include <linux/mm.h>
 #include <linux/seq_file.h>
 #include <linux/sort.h>
@@ -57,7 +58,7 @@ static int kpm_sessions_show(struct seq_file *m, void *v)
 	unsigned long id;
 	u32 i;
 
-	seq_puts(m, "id interval_ns ring_size sample_size samples lost missed cost_ns portid ifindex mem_bytes on_timer_cpu\n");
+	seq_puts(m, "id interval_ns ring_size sample_size samples lost missed cost_ns portid ifindex mem_bytes on_timer_cpu holds hold_max_ns hold_mean_ns hold_calls\n");
 	mutex_lock(&kpm_mutex);
 	xa_for_each(&kpm_sessions, id, s) {
 		kpm_session_counters(s, &c);
@@ -70,7 +71,10 @@ static int kpm_sessions_show(struct seq_file *m, void *v)
 				   s->devs[i].held ? "" : "(gone)");
 		if (!s->ndevs)
 			seq_puts(m, " -");
-		seq_printf(m, " %zu %llu\n", s->mem, c.on_timer_cpu);
+		seq_printf(m, " %zu %llu %llu %llu %llu %llu\n", s->mem,
+			   c.on_timer_cpu, c.hold.holds, c.hold.max_ns,
+			   c.hold.holds ? div64_u64(c.hold.total_ns, c.hold.holds) : 0,
+			   c.hold.calls);
 	}
 	mutex_unlock(&kpm_mutex);
 	return 0;

@@ -42,6 +42,13 @@
 /* samples a session holds besides its ring: its scratch, its readers' two */
 #define KPM_SESSION_BUFFERS	3
 
+/*
+ * The longest the sampler holds the lock of a netdev's queue statistics
+ * before it lets go (and takes it again, if free, to go on), besides the
+ * one call into the driver that ends the hold.
+ */
+#define KPM_HOLD_NS		(50 * NSEC_PER_USEC)
+
 /* Order of the times in struct kpm_cpu_sample, as in /proc/stat. */
 enum kpm_cpu_time {
 	KPM_CPU_USER,
@@ -180,6 +187,14 @@ struct kpm_dev {
 	u32 charged;
 };
 
+/* The sampler's holds of the locks of queue statistics: how many, how long */
+struct kpm_hold_stats {
+	u64 holds;
+	u64 calls;	/* into drivers, for queue statistics */
+	u64 total_ns;
+	u64 max_ns;
+};
+
 /**
  * struct kpm_session - one sampling session
  * @id: identifier, key in kpm_sessions
@@ -223,6 +238,7 @@ struct kpm_dev {
  * @qstats_skipped: reads of queue statistics skipped, their lock held or
  *	no room in the read budget for their queues
  * @on_timer_cpu: samples whose work ran on the CPU its timer fired on
+ * @hold: the sampler's holds of the locks of queue statistics
  * @ring: @ring_size slots of @sample_size bytes
  * @ndevs: number of entries in @devs
  * @devs: the netdevs sampled
@@ -258,6 +274,7 @@ struct kpm_session {
 	u64 cost_ns;
 	u64 qstats_skipped;
 	u64 on_timer_cpu;
+	struct kpm_hold_stats hold;
 	void *ring;
 
 	u32 ndevs;
@@ -285,6 +302,7 @@ struct kpm_counts {
 	u64 cost_ns;
 	u64 qstats_skipped;
 	u64 on_timer_cpu;
+	struct kpm_hold_stats hold;
 };
 
 extern struct mutex kpm_mutex;

@@ -2,9 +2,9 @@
 /*
  * The sampler. A hardirq hrtimer per session sets the beat and only queues
  * the session's work item on the module's unbound workqueue; the work
- * snapshots kcpustat of every possible
- * CPU and the stats64 of the session's netdevs, then copies the finished
- * sample into the next slot of the session's ring.
+ * snapshots kcpustat of every possible CPU and the stats64 of the
+ * session's netdevs, then copies the finished sample into the next slot
+ * of the session's ring.
  *
  * Each block of a sample has its own time: the CPUs are read right after
  * the sample's stamp, each netdev's stats64 and each netdev's queue
@@ -24,15 +24,20 @@
  * netdev-genl holds for them, RTNL, the netdev's instance lock or both,
  * each taken with a trylock: the sampler never waits on a lock that a
  * configuration change may hold for seconds. A read that finds one held is
- * skipped and counted; the CPUs and stats64 are read all the same.
+ * skipped and counted; the CPUs and stats64 are read all the same. It
+ * holds the lock for KPM_HOLD_NS at most, plus one call into the driver,
+ * and lets go as long between holds, so that a netdev of many queues
+ * never keeps the lock from others for longer.
  */
 
 #include <linux/cpumask.h>
+#include <linux/delay.h>
 #include <linux/interrupt.h>
 #include <linux/irq.h>
 #include <linux/kernel_stat.h>
 #include <linux/netdevice.h>
 #include <linux/rcupdate.h>
+#include <linux/sched.h>
 #include <linux/string.h>
 #include <net/busy_poll.h>
 #include <net/netdev_queues.h>
@@ -136,44 +141,143 @@ static void kpm_sample_devs(struct kpm_session *s, struct kpm_sample *smp)
 }
 
 /*
- * What qstats-get reads of @dev (netdev_nl_stats_by_queue() and
- * netdev_nl_stats_by_netdev()), up to @nqueues queues of each direction:
- * each struct is set to all ones first, which a driver leaves where it
- * reports nothing. The queues beyond @nqueues are added to the base
- * statistics, as qstats-get adds all of them up for the netdev, so that
- * base and queues together are its total. Under the lock
- * kpm_qstats_trylock() took.
+ * The sampler's holds of the lock of one netdev's queue statistics in one
+ * sample: when the one in progress began, and how long they lasted.
  */
-static void kpm_read_qstats(struct net_device *dev, struct kpm_dev_qstats *qs,
-			    u32 nqueues)
+struct kpm_hold {
+	u64 start_ns;
+	struct kpm_hold_stats stats;
+};
+
+/* take the lock of @dev's queue statistics, if free, and start a hold */
+static bool kpm_hold_begin(struct net_device *dev, struct kpm_hold *h)
+{
+	if (!kpm_qstats_trylock(dev))
+		return false;
+	h->start_ns = ktime_get_ns();
+	return true;
+}
+
+static void kpm_hold_end(struct net_device *dev, struct kpm_hold *h)
+{
+	u64 ns = ktime_get_ns() - h->start_ns;
+
+	kpm_qstats_unlock(dev);
+	h->stats.holds++;
+	h->stats.total_ns += ns;
+	h->stats.max_ns = max(h->stats.max_ns, ns);
+}
+
+/*
+ * Whether @dev is as qstats-get reads it, once locked: registered and up,
+ * and still the session's: one that left the namespace had its
+ * NETDEV_UNREGISTER clear the session's pointer, under RTNL, which the
+ * read holds or (with the netdev's instance lock) the netdev's open in
+ * another namespace waits for.
+ */
+static bool kpm_dev_live(const struct kpm_session *s, u32 i,
+			 const struct net_device *dev)
+{
+	return dev->reg_state == NETREG_REGISTERED && dev->flags & IFF_UP &&
+	       rcu_access_pointer(s->devs[i].dev) == dev;
+}
+
+/*
+ * Call @k of a read of @dev's queue statistics into @qs, of the netdev's
+ * @rx RX and @tx TX queues: 0 its base statistics, then each RX queue,
+ * then each TX queue. Each struct is set to all ones first, which a
+ * driver leaves where it reports nothing, as qstats-get does
+ * (netdev_nl_stats_by_queue() and netdev_nl_stats_by_netdev()). The
+ * queues beyond @nqueues are added to the base statistics, as qstats-get
+ * adds all of them up for the netdev, so that base and queues together
+ * are its total.
+ */
+static void kpm_qstats_call(struct net_device *dev, struct kpm_dev_qstats *qs,
+			    u32 nqueues, u32 k, u32 rx)
 {
 	const struct netdev_stat_ops *ops = dev->stat_ops;
+	struct netdev_queue_stats_rx *rxs;
+	struct netdev_queue_stats_tx *txs;
 	u32 q;
 
-	qs->rx_queues = dev->real_num_rx_queues;
-	qs->tx_queues = dev->real_num_tx_queues;
-	memset(&qs->base_rx, 0xff, sizeof(qs->base_rx));
-	memset(&qs->base_tx, 0xff, sizeof(qs->base_tx));
-	if (ops->get_base_stats)
-		ops->get_base_stats(dev, &qs->base_rx, &qs->base_tx);
-	for (q = 0; q < min(qs->rx_queues, nqueues); q++) {
-		struct netdev_queue_stats_rx *rx = kpm_qstats_rx(qs, q);
-
-		memset(rx, 0xff, sizeof(*rx));
+	if (!k) {
+		memset(&qs->base_rx, 0xff, sizeof(qs->base_rx));
+		memset(&qs->base_tx, 0xff, sizeof(qs->base_tx));
+		if (ops->get_base_stats)
+			ops->get_base_stats(dev, &qs->base_rx, &qs->base_tx);
+	} else if (k <= rx) {
+		q = k - 1;
+		if (q >= nqueues) {
+			netdev_stat_queue_sum(dev, q, q + 1, &qs->base_rx,
+					      0, 0, &qs->base_tx);
+			return;
+		}
+		rxs = kpm_qstats_rx(qs, q);
+		memset(rxs, 0xff, sizeof(*rxs));
 		if (ops->get_queue_stats_rx)
-			ops->get_queue_stats_rx(dev, q, rx);
-	}
-	for (q = 0; q < min(qs->tx_queues, nqueues); q++) {
-		struct netdev_queue_stats_tx *tx = kpm_qstats_tx(qs, nqueues, q);
-
-		memset(tx, 0xff, sizeof(*tx));
+			ops->get_queue_stats_rx(dev, q, rxs);
+	} else {
+		q = k - 1 - rx;
+		if (q >= nqueues) {
+			netdev_stat_queue_sum(dev, 0, 0, &qs->base_rx,
+					      q, q + 1, &qs->base_tx);
+			return;
+		}
+		txs = kpm_qstats_tx(qs, nqueues, q);
+		memset(txs, 0xff, sizeof(*txs));
 		if (ops->get_queue_stats_tx)
-			ops->get_queue_stats_tx(dev, q, tx);
+			ops->get_queue_stats_tx(dev, q, txs);
 	}
-	if (qs->rx_queues > nqueues || qs->tx_queues > nqueues)
-		netdev_stat_queue_sum(dev, nqueues, max(qs->rx_queues, nqueues),
-				      &qs->base_rx, nqueues,
-				      max(qs->tx_queues, nqueues), &qs->base_tx);
+}
+
+/*
+ * What qstats-get reads of @dev, its base statistics and every queue, up
+ * to @nqueues queues of each direction into @qs and the rest added to the
+ * base, in holds of the lock of KPM_HOLD_NS at most plus one call into the
+ * driver: after a hold that long, the read lets the lock go for as long
+ * again, so that a waiter gets it, then takes it again with a trylock, and
+ * goes on only if the netdev is still live with as many queues. Entered
+ * and left holding the lock, under hold @h.
+ *
+ * Return: true when @qs holds the whole read; false when the lock was not
+ * free again or the netdev changed between holds, which leaves @qs with
+ * no read and the lock not held.
+ */
+static bool kpm_read_qstats(struct kpm_session *s, u32 i,
+			    struct net_device *dev, struct kpm_dev_qstats *qs,
+			    u32 nqueues, struct kpm_hold *h)
+{
+	u32 rx = dev->real_num_rx_queues, tx = dev->real_num_tx_queues;
+	u32 k, calls = 1 + rx + tx;
+
+	qs->rx_queues = rx;
+	qs->tx_queues = tx;
+	for (k = 0; k < calls; k++) {
+		if (k && ktime_get_ns() - h->start_ns >= KPM_HOLD_NS) {
+			kpm_hold_end(dev, h);
+			/*
+			 * as long again without it: a trylock right away
+			 * would take it back from a waiter that its unlock
+			 * woke and that has not run yet
+			 */
+			fsleep(KPM_HOLD_NS / NSEC_PER_USEC);
+			if (!kpm_hold_begin(dev, h)) {
+				qs->read = false;
+				return false;
+			}
+			if (!kpm_dev_live(s, i, dev) || !dev->stat_ops ||
+			    dev->real_num_rx_queues != rx ||
+			    dev->real_num_tx_queues != tx) {
+				kpm_hold_end(dev, h);
+				qs->read = false;
+				return false;
+			}
+		}
+		kpm_qstats_call(dev, qs, nqueues, k, rx);
+		h->stats.calls++;
+	}
+	qs->read = true;
+	return true;
 }
 
 /* the one CPU in @mask, or -1 */
@@ -263,24 +367,67 @@ static void kpm_read_queue_map(struct net_device *dev,
 }
 
 /*
- * The queue statistics (of a driver that has them) and queue maps of the
- * session's netdevs: the statistics under the lock qstats-get takes, and
- * the map under it and the lock napi-get takes, after the driver's
- * callbacks, each taken with a trylock; what a held lock keeps from being
- * read keeps the last read's, and so does a read whose calls into the
- * driver the read budget has no room for. The session's reference to a
- * netdev goes with its unregister (kpm_netdev_event()), so each read
- * holds one of its own, taken under RCU. As qstats-get, it reads a
- * netdev only if, once locked, it is registered and up, and still the
- * session's: one that left the namespace had its NETDEV_UNREGISTER clear
- * the session's pointer, under RTNL, which the read holds or (with the
- * netdev's instance lock) the netdev's open in another namespace waits
- * for.
+ * One netdev's queue statistics (of a driver that has them) and queue map,
+ * netdev @i of the session, held by the caller: the statistics under the
+ * lock qstats-get takes, and the map under it and the lock napi-get
+ * takes, after the driver's callbacks, each taken with a trylock; what a
+ * held lock keeps from being read keeps the last read's, and so does a
+ * read whose calls into the driver the read budget has no room for. As
+ * qstats-get, it reads a netdev only if, once locked, it is live.
+ *
+ * Return: whether a read was skipped: a lock held, or no room.
+ */
+static bool kpm_read_dev_qstats(struct kpm_session *s, u32 i,
+				struct net_device *dev,
+				struct kpm_dev_qstats *qs, u32 nqueues,
+				struct kpm_hold *h)
+{
+	bool skipped = false, live;
+
+	if (!kpm_hold_begin(dev, h)) {
+		qs->skipped = true;
+		return true;
+	}
+	live = kpm_dev_live(s, i, dev);
+	if (!live || !dev->stat_ops) {
+		qs->read = false;
+	} else if (!kpm_session_charge_queues(s, i, 1 +
+					      dev->real_num_rx_queues +
+					      dev->real_num_tx_queues)) {
+		qs->over_budget = true;
+		skipped = true;
+	} else {
+		qs->time_ns = ktime_get_ns();
+		if (!kpm_read_qstats(s, i, dev, qs, nqueues, h)) {
+			/* let go between holds, and not taken again */
+			qs->skipped = true;
+			return true;
+		}
+	}
+	/* the driver's callbacks above not under this one */
+	if (!live) {
+		qs->mapped = false;
+	} else if (kpm_napi_trylock(dev)) {
+		kpm_read_queue_map(dev, qs, nqueues);
+		kpm_napi_unlock(dev);
+	} else {
+		qs->map_skipped = true;
+		skipped = true;
+	}
+	kpm_hold_end(dev, h);
+	return skipped;
+}
+
+/*
+ * The queue statistics and queue maps of the session's netdevs, netdev by
+ * netdev. The session's reference to a netdev goes with its unregister
+ * (kpm_netdev_event()), so each read holds one of its own, taken under
+ * RCU.
  *
  * Return: the reads skipped.
  */
 static u32 kpm_read_session_qstats(struct kpm_session *s,
-				   struct kpm_sample *smp)
+				   struct kpm_sample *smp, struct kpm_hold *h)
 {
 	u32 i, skipped = 0;
 
@@ -300,39 +447,9 @@ static u32 kpm_read_session_qstats(struct kpm_session *s,
 		if (!dev) {
 			qs->read = false;
 			qs->mapped = false;
-		} else if (!kpm_qstats_trylock(dev)) {
-			qs->skipped = true;
-			skipped++;
-		} else {
-			bool live = dev->reg_state == NETREG_REGISTERED &&
-				    dev->flags & IFF_UP &&
-				    rcu_access_pointer(s->devs[i].dev) == dev;
-
-			if (!live || !dev->stat_ops) {
-				qs->read = false;
-			} else if (!kpm_session_charge_queues(s, i, 1 +
-						dev->real_num_rx_queues +
-						dev->real_num_tx_queues)) {
-				/* as skipped: the last read's values stay */
-				qs->over_budget = true;
-				skipped++;
-			} else {
-				qs->time_ns = ktime_get_ns();
-				kpm_read_qstats(dev, qs, smp->nqueues);
-				qs->read = true;
-			}
-			/* the driver's callbacks above not under this one */
-			if (!live) {
-				qs->mapped = false;
-			} else if (kpm_napi_trylock(dev)) {
-				kpm_read_queue_map(dev, qs, smp->nqueues);
-				kpm_napi_unlock(dev);
-			} else {
-				qs->map_skipped = true;
-				skipped++;
-			}
-			kpm_qstats_unlock(dev);
+			continue;
 		}
+		skipped += kpm_read_dev_qstats(s, i, dev, qs, smp->nqueues, h);
 		netdev_put(dev, &tracker);
 	}
 	return skipped;
@@ -381,7 +498,6 @@ enum hrtimer_restart kpm_timer_fn(struct hrtimer *timer)
  * its queue statistics, each after a stamp of its own, into the session's
  * scratch sample with no lock of the module held, then copies it into the
  * ring at its head, overwriting the oldest sample when the ring is full.
- * Its readers count what they missed of it (kpm_session_read()).
  *
  * Context: process, a worker of kpm_wq: unbound, on any CPU of its
  * cpumask (the housekeeping CPUs by default), wherever the scheduler
@@ -400,6 +516,7 @@ void kpm_sample_work(struct work_struct *work)
 	bool on_timer_cpu = raw_smp_processor_id() == s->timer_cpu;
 	struct kpm_sample *smp = s->scratch;
 	u64 expires = s->expires_ns;
+	struct kpm_hold h = {};
 	u32 skipped = 0;
 	void *slot;
 
@@ -408,7 +525,7 @@ void kpm_sample_work(struct work_struct *work)
 	kpm_sample_cpus(smp);
 	kpm_sample_devs(s, smp);
 	if (smp->nqueues)
-		skipped = kpm_read_session_qstats(s, smp);
+		skipped = kpm_read_session_qstats(s, smp, &h);
 	smp->cost_ns = ktime_get_ns() - smp->time_ns;
 
 	spin_lock(&s->lock);
@@ -418,6 +535,10 @@ void kpm_sample_work(struct work_struct *work)
 	s->cost_ns += smp->cost_ns;
 	s->qstats_skipped += skipped;
 	s->on_timer_cpu += on_timer_cpu;
+	s->hold.holds += h.stats.holds;
+	s->hold.calls += h.stats.calls;
+	s->hold.total_ns += h.stats.total_ns;
+	s->hold.max_ns = max(s->hold.max_ns, h.stats.max_ns);
 	s->head++;
 	if (++s->head_slot == s->ring_size)
 		s->head_slot = 0;

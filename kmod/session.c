@@ -377,6 +377,7 @@ void kpm_session_counters(struct kpm_session *s, struct kpm_counts *c)
 	c->cost_ns = s->cost_ns;
 	c->qstats_skipped = s->qstats_skipped;
 	c->on_timer_cpu = s->on_timer_cpu;
+	c->hold = s->hold;
 	spin_unlock(&s->lock);
 	c->missed = atomic64_read(&s->missed);
 }

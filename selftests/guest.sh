@@ -186,8 +186,8 @@ suite_main() {
 	run qstats /usr/bin/python3 selftests/qstats_test.py \
 		"${KPM_MODULE%/*}-lockhold/kpm_lockhold.ko" \
 		${KPM_KSFT:+"$KPM_KSFT/../../.."}
-	# the cost to the host: the read budget charges every queue (the
-	# test module's netdevs)
+	# the cost to the host: the read budget charges every queue, RTNL
+	# held 50 us at a time (the test module's netdevs; netdevsim)
 	run qstats_cost /usr/bin/python3 selftests/qstats_cost_test.py \
 		"${KPM_MODULE%/*}-slowdev/kpm_slowdev.ko"
 	# the sampler's work off the CPU its timer fires on, under a softirq

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """What a session with queues costs the host it measures, on the test
 module's netdevs (selftests/slowdev: queue statistics that RTNL guards,
-and queues that ethtool -L changes).
+and whose every call into the driver busy-waits as long as asked), and on
+7.3's netdevsim where the kernel has it.
 
 - The read budget charges every queue: a netdev of 64 queues sampled
   with queues=1 at 1 ms costs its CPUs, itself and 1 + 64 + 64 calls into
@@ -12,12 +13,29 @@ and queues that ethtool -L changes).
   budget that has no more room, has its reads skipped (over-budget, and
   counted in qstats-skipped) once ethtool -L gives the netdev 64, the
   map still read; given room, it reads all 64 again.
+- The sampler holds RTNL for 50 us at most, plus one call: with each call
+  busy-waiting 20 us, no hold of the debugfs counts makes more than 3
+  calls (a hold ends at the first call that ends 50 us or more after it
+  began), and every read of 129 calls is whole.
+- On netdevsim at 1024 queues (it sets no limit; a large NIC has a few
+  hundred), sampled at the shortest interval, 0.1 ms, with 64 queues:
+  the default budget refuses the session, 2049 calls a sample; given
+  the budget it needs, the sampler reads the netdev back to back. An MTU
+  set of the netdev (RTM_SETLINK: RTNL, and its instance lock, which the
+  sampler holds) in a loop beside it, turn about with one of lo (RTNL
+  alone), takes longer than lo's, at the median, by at most a tenth of
+  what one read takes (the session's cost a sample) more than without
+  the sampler, give or take the spread of that difference over two runs
+  without it. A sampler that held the lock for a whole read would make
+  it wait half of one. The holds are printed, with the latencies.
 
 usage: qstats_cost_test.py SLOWDEV_KO
 """
 
 import errno
 import os
+import socket
+import struct
 import subprocess
 import sys
 import time
@@ -28,6 +46,11 @@ from kpm_genl import Genl, session_del, session_get, session_new  # noqa: E402
 from ktap_metrics import Checks   # noqa: E402
 
 READ_BUDGET = '/sys/module/ksft_perfmon/parameters/read_budget'
+SESSIONS = '/sys/kernel/debug/ksft_perfmon/sessions'
+HOLD_US = 50
+CALL_US = 20
+NSIM_ID = 7310
+NSIM_QUEUES = 1024
 
 
 def possible_cpus():
@@ -47,6 +70,15 @@ def budget(value=None):
 
 def ifindex(name):
     return int(open(f'/sys/class/net/{name}/ifindex').read())
+
+
+def debugfs_row(sid):
+    """the session's row of debugfs's sessions, by column"""
+    head, *rows = open(SESSIONS).read().splitlines()
+    for row in rows:
+        if row.split()[0] == str(sid):
+            return dict(zip(head.split(), row.split()))
+    return {}
 
 
 def session_new_err(g, *args, **kw):
@@ -123,6 +155,155 @@ def follows_channels(c, dev):
             'queues_read_again_with_room', f'the last sample {last}')
 
 
+def holds_bounded(c, dev):
+    """every 20 us call: at most 3 a hold"""
+    with open('/sys/module/kpm_slowdev/parameters/call_delay_us', 'w') as f:
+        f.write(f'{CALL_US}\n')
+    g = Genl()
+    sid = session_new(g, 10_000_000, 256, ifindex=[ifindex(dev)], queues=4)
+    try:
+        time.sleep(1)
+        info = session_get(g, sid)
+        row = debugfs_row(sid)
+    finally:
+        session_del(g, sid)
+        with open('/sys/module/kpm_slowdev/parameters/call_delay_us',
+                  'w') as f:
+            f.write('0\n')
+    holds = int(row.get('holds', 0))
+    calls = int(row.get('hold_calls', 0))
+    # counted before the holds were: samples later, if any, add calls
+    reads = info.get('samples', 0) - info.get('qstats-skipped', 0)
+    most = -(-HOLD_US // CALL_US)
+    print(f'# {reads} whole reads of 129 calls of {CALL_US} us: {calls} '
+          f'calls in {holds} holds, the longest '
+          f'{int(row.get("hold_max_ns", 0)) / 1e3:.0f} us, on average '
+          f'{int(row.get("hold_mean_ns", 0)) / 1e3:.0f} us')
+    c.check(reads >= 10 and calls >= 129 * reads and holds and
+            calls <= most * holds, 'rtnl_held_50_us_and_a_call',
+            f'{calls} calls in {holds} holds: more than {most} a hold')
+
+
+def nsim_dev():
+    """a netdevsim netdev of NSIM_QUEUES queues, up, or None"""
+    bus = '/sys/bus/netdevsim'
+    if not os.path.exists(bus):
+        subprocess.run(['modprobe', '-q', 'netdevsim'])
+    if not os.path.exists(bus):
+        return None
+    with open(f'{bus}/new_device', 'w') as f:
+        f.write(f'{NSIM_ID} 1 {NSIM_QUEUES}')
+    for _ in range(100):
+        names = os.listdir(f'{bus}/devices/netdevsim{NSIM_ID}/net') \
+            if os.path.exists(f'{bus}/devices/netdevsim{NSIM_ID}/net') \
+            else []
+        if names:
+            subprocess.run(['ip', 'link', 'set', names[0], 'up'],
+                           check=True)
+            return names[0]
+        time.sleep(0.05)
+    return None
+
+
+def nsim_del():
+    if os.path.exists(f'/sys/bus/netdevsim/devices/netdevsim{NSIM_ID}'):
+        with open('/sys/bus/netdevsim/del_device', 'w') as f:
+            f.write(f'{NSIM_ID}')
+
+
+def set_mtu(sock, index, mtu):
+    """RTM_SETLINK of @index's MTU, to its ACK: RTNL, and the netdev's
+    instance lock where its driver has one"""
+    body = struct.pack('=BxHiII', socket.AF_UNSPEC, 0, index, 0, 0) + \
+        struct.pack('=HHI', 8, 4, mtu)      # IFLA_MTU
+    # RTM_SETLINK, NLM_F_REQUEST | NLM_F_ACK
+    sock.send(struct.pack('=IHHII', 16 + len(body), 19, 5, 0, 0) + body)
+    reply = sock.recv(4096)
+    err = struct.unpack_from('=i', reply, 16)[0]
+    if err:
+        raise OSError(-err, os.strerror(-err))
+
+
+def loop_latency(devs, secs):
+    """the latencies of an MTU set of each of @devs in turn, in a loop
+    for @secs: a list of ns for each"""
+    sock = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 0)
+    sock.bind((0, 0))
+    out, end = [[] for _ in devs], time.monotonic() + secs
+    idx = [(ifindex(d), int(open(f'/sys/class/net/{d}/mtu').read()))
+           for d in devs]
+    while time.monotonic() < end:
+        for lat, (index, mtu) in zip(out, idx):
+            t0 = time.monotonic_ns()
+            set_mtu(sock, index, mtu)
+            lat.append(time.monotonic_ns() - t0)
+    sock.close()
+    return out
+
+
+def median(xs):
+    return sorted(xs)[len(xs) // 2]
+
+
+def nsim_waiters(c):
+    """the budget refuses netdevsim's 1024 queues at 0.1 ms; given what
+    it needs, the sampler reads them over and over, and `ip link set`
+    beside it waits a fraction of one read"""
+    dev = nsim_dev()
+    if not dev:
+        c.n += 1
+        print(f'ok {c.n} qstats_cost.nsim # SKIP no netdevsim in this kernel')
+        return
+    g = Genl()
+    need = (possible_cpus() + 1 + 1 + 2 * NSIM_QUEUES) * 10**9 // 100_000
+    old = budget()
+    try:
+        sid, err = session_new_err(g, 100_000, 64, ifindex=[ifindex(dev)],
+                                   queues=64)
+        refused = sid is None and err.errno == errno.ENOSPC
+        if sid:
+            session_del(g, sid)
+        c.check(refused, 'nsim.budget_refuses_1024_queues_at_0.1_ms',
+                f'{need} reads/s in a budget of {old}: {err or "taken"}')
+        budget(max(old, need))
+        base = [loop_latency([dev, 'lo'], 1.5) for _ in range(2)]
+        sid = session_new(g, 100_000, 64, ifindex=[ifindex(dev)], queues=64)
+        try:
+            time.sleep(0.3)
+            busy = loop_latency([dev, 'lo'], 3)
+            info = session_get(g, sid)
+            row = debugfs_row(sid)
+        finally:
+            session_del(g, sid)
+    finally:
+        budget(old)
+        nsim_del()
+    # the wait for netdevsim's lock: what its MTU set takes more than
+    # lo's, beside the sampler and without it (the same CPUs busy or not)
+    waits = [median(n) - median(lo) for n, lo in base]
+    spread = abs(waits[0] - waits[1])
+    extra = median(busy[0]) - median(busy[1]) - min(waits)
+    read = info.get('cost', 0) // max(info.get('samples', 0), 1)
+    print(f'# netdevsim of {NSIM_QUEUES} queues, sampled every 0.1 ms: '
+          f'{info.get("samples")} samples of {read / 1e6:.2f} ms each; '
+          f'{row.get("holds")} holds of {row.get("hold_calls")} calls, '
+          f'the longest {int(row.get("hold_max_ns", 0)) / 1e3:.0f} us, on '
+          f'average {int(row.get("hold_mean_ns", 0)) / 1e3:.0f} us')
+    print('# MTU set of netdevsim and lo, p50 ms: without the sampler ' +
+          ', '.join(f'{median(n) / 1e6:.3f} and {median(lo) / 1e6:.3f}'
+                    for n, lo in base) +
+          f'; beside it {median(busy[0]) / 1e6:.3f} and '
+          f'{median(busy[1]) / 1e6:.3f}; p90 beside it '
+          f'{sorted(busy[0])[len(busy[0]) * 9 // 10] / 1e6:.3f} ms')
+    # a sampler that held the lock for a whole read would make a waiter
+    # wait half of one
+    c.check(read and extra <= read / 10 + spread,
+            'nsim.lock_waiter_waits_a_fraction_of_a_read',
+            f'netdevsim\'s MTU set {extra / 1e6:.3f} ms longer beside the '
+            f'sampler, whose reads take {read / 1e6:.2f} ms (spread '
+            f'{spread / 1e6:.3f} ms)')
+
+
 def main():
     ko = sys.argv[1]
     print('TAP version 13')
@@ -132,8 +313,10 @@ def main():
         subprocess.run(['ip', 'link', 'set', 'kpmslow0', 'up'], check=True)
         charges_every_queue(c, 'kpmslow0')
         follows_channels(c, 'kpmslow0')
+        holds_bounded(c, 'kpmslow0')
     finally:
         subprocess.run(['rmmod', 'kpm_slowdev'])
+    nsim_waiters(c)
     print(f'1..{c.n}')
     return 1 if c.failed else 0
 
