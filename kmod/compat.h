@@ -114,6 +114,18 @@ static inline void kpm_qstats_unlock(struct net_device *dev)
 	rtnl_unlock();
 }
 
+/* what kpm_qstats_trylock() took, for the code that relies on it */
+static inline void kpm_qstats_assert_held(struct net_device *dev)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 16, 0)
+	if (netdev_need_ops_lock(dev)) {
+		lockdep_assert_held(&dev->lock);
+		return;
+	}
+#endif
+	ASSERT_RTNL();
+}
+
 /*
  * The lock of a NAPI instance's id and IRQ, which napi-get holds to read
  * them, taken without waiting inside kpm_qstats_trylock()'s (which keeps
@@ -134,6 +146,15 @@ static inline bool kpm_napi_trylock(struct net_device *dev)
 	return mutex_trylock(&dev->lock);
 #else
 	return true;
+#endif
+}
+
+/* both locks of the queue map, as kpm_napi_trylock() took the second */
+static inline void kpm_napi_assert_held(struct net_device *dev)
+{
+	kpm_qstats_assert_held(dev);
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 14, 0)
+	lockdep_assert_held(&dev->lock);
 #endif
 }
 

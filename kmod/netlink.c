@@ -168,6 +168,7 @@ kpm_nl_session_find(const struct sk_buff *skb, const struct nlattr *attr,
 {
 	struct kpm_session *s;
 
+	lockdep_assert_held(&kpm_mutex);
 	s = xa_load(&kpm_sessions, nla_get_u32(attr));
 	if (!s || !kpm_nl_may_access(s, skb,
 				     s->owner != NETLINK_CB(skb).sk &&

@@ -30,6 +30,7 @@
  * never keeps the lock from others for longer.
  */
 
+#include <linux/compiler.h>
 #include <linux/cpumask.h>
 #include <linux/delay.h>
 #include <linux/interrupt.h>
@@ -46,10 +47,17 @@
 #include "compat.h"
 #include "kpm.h"
 
+/* a u32 counter that another CPU moves as it likes, with no lock */
+static u32 kpm_racy(const unsigned int *count)
+{
+	/* racy by design: a moment old at worst, and the next read has it */
+	return data_race(READ_ONCE(*count));
+}
+
 /*
  * A CPU's network processing, as /proc/net/softnet_stat and /proc/softirqs
- * read it: plain reads of another CPU's u32 counters, each of which may be
- * a moment old, extended to 64 bits from the values @net holds. (Not
+ * read it: that CPU's u32 counters, read with no lock while it counts
+ * (kpm_racy()), and extended to 64 bits from the values @net holds. (Not
  * softnet_data's flow_limit_count: struct sd_flow_limit is private to
  * net/core.)
  */
@@ -60,12 +68,12 @@ static void kpm_read_cpu_net(struct kpm_cpu_net *net, unsigned int cpu)
 	u32 now[KPM_NET_NR_COUNTS];
 	int i;
 
-	now[KPM_NET_PROCESSED] = READ_ONCE(sd->processed);
-	now[KPM_NET_DROPPED] = kpm_softnet_dropped(sd);
-	now[KPM_NET_TIME_SQUEEZE] = READ_ONCE(sd->time_squeeze);
-	now[KPM_NET_RECEIVED_RPS] = READ_ONCE(sd->received_rps);
-	now[KPM_NET_RX_SOFTIRQ] = READ_ONCE(softirqs[NET_RX_SOFTIRQ]);
-	now[KPM_NET_TX_SOFTIRQ] = READ_ONCE(softirqs[NET_TX_SOFTIRQ]);
+	now[KPM_NET_PROCESSED] = kpm_racy(&sd->processed);
+	now[KPM_NET_DROPPED] = kpm_softnet_dropped(sd);	/* atomic */
+	now[KPM_NET_TIME_SQUEEZE] = kpm_racy(&sd->time_squeeze);
+	now[KPM_NET_RECEIVED_RPS] = kpm_racy(&sd->received_rps);
+	now[KPM_NET_RX_SOFTIRQ] = kpm_racy(&softirqs[NET_RX_SOFTIRQ]);
+	now[KPM_NET_TX_SOFTIRQ] = kpm_racy(&softirqs[NET_TX_SOFTIRQ]);
 	for (i = 0; i < KPM_NET_NR_COUNTS; i++)
 		net->count[i] = kpm_extend32(net->count[i], now[i]);
 }
@@ -200,6 +208,7 @@ static void kpm_qstats_call(struct net_device *dev, struct kpm_dev_qstats *qs,
 	struct netdev_queue_stats_tx *txs;
 	u32 q;
 
+	kpm_qstats_assert_held(dev);
 	if (!k) {
 		memset(&qs->base_rx, 0xff, sizeof(qs->base_rx));
 		memset(&qs->base_tx, 0xff, sizeof(qs->base_tx));
@@ -291,20 +300,19 @@ static int kpm_one_cpu(const struct cpumask *mask)
 
 /*
  * The link of a queue to @napi, which the locks the caller holds keep
- * linked and unchanged: its NAPI id, IRQ and CPU, where @old is its last
- * read's. The CPU is the IRQ's effective affinity (its affinity on a
- * kernel without CONFIG_GENERIC_IRQ_EFFECTIVE_AFF_MASK), read under RCU,
- * which an IRQ descriptor's freeing waits for, and with no lock of the
- * IRQ's: the mask can change between the reads of one CPU in it, so it
- * is read twice, and two reads that differ keep @old's CPU (of the same
- * instance and IRQ; else none) until the next sample.
+ * linked and unchanged: its NAPI id, IRQ and CPU. The CPU is the IRQ's
+ * effective affinity (its affinity on a kernel without
+ * CONFIG_GENERIC_IRQ_EFFECTIVE_AFF_MASK), read under RCU, which an IRQ
+ * descriptor's freeing waits for, and with no lock of the IRQ's, as
+ * /proc/irq/N/effective_affinity reads it: racy by design. A mask of more
+ * than one word that changes during the read may read as neither the old
+ * one nor the new, for this sample: as one CPU of either, or as none.
  */
-static struct kpm_queue_link
-kpm_read_link(const struct napi_struct *napi, const struct kpm_queue_link *old)
+static struct kpm_queue_link kpm_read_link(const struct napi_struct *napi)
 {
 	struct kpm_queue_link link = KPM_NO_LINK;
 	const struct cpumask *mask;
-	int irq, cpu;
+	int irq;
 
 	/* as 7.3's queue-get: an id below MIN_NAPI_ID is none */
 	if (!napi || napi->napi_id < MIN_NAPI_ID)
@@ -316,13 +324,8 @@ kpm_read_link(const struct napi_struct *napi, const struct kpm_queue_link *old)
 	link.irq = irq;
 	rcu_read_lock();
 	mask = irq_get_effective_affinity_mask(irq);
-	if (mask) {
-		cpu = kpm_one_cpu(mask);
-		if (cpu != kpm_one_cpu(mask))
-			cpu = old->napi_id == link.napi_id && old->irq == irq ?
-			      old->cpu : -1;
-		link.cpu = cpu;
-	}
+	if (mask)	/* racy by design, as said above */
+		link.cpu = data_race(kpm_one_cpu(mask));
 	rcu_read_unlock();
 	return link;
 }
@@ -331,7 +334,7 @@ kpm_read_link(const struct napi_struct *napi, const struct kpm_queue_link *old)
 static bool kpm_update_link(struct kpm_queue_link *link,
 			    const struct napi_struct *napi)
 {
-	struct kpm_queue_link now = kpm_read_link(napi, link);
+	struct kpm_queue_link now = kpm_read_link(napi);
 	bool changed = memcmp(link, &now, sizeof(now)) != 0;
 
 	*link = now;
@@ -352,6 +355,7 @@ static void kpm_read_queue_map(struct net_device *dev,
 	bool changed = !qs->map_version;
 	u32 q;
 
+	kpm_napi_assert_held(dev);
 	for (q = 0; q < nqueues; q++) {
 		changed |= kpm_update_link(kpm_qstats_link(qs, nqueues, true, q),
 					   q < dev->real_num_rx_queues ?

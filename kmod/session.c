@@ -386,6 +386,7 @@ static void kpm_session_put_devs(struct kpm_session *s)
 {
 	u32 i;
 
+	lockdep_assert_held(&kpm_mutex);
 	for (i = 0; i < s->ndevs; i++) {
 		if (!s->devs[i].held)
 			continue;
@@ -405,6 +406,8 @@ static int kpm_session_get_devs(struct kpm_session *s, struct net *net,
 {
 	u32 i;
 
+	/* the netdev notifier cannot drop a netdev we hold meanwhile */
+	lockdep_assert_held(&kpm_mutex);
 	s->items = kpm_session_items(cfg);
 	for (i = 0; i < cfg->ndevs; i++) {
 		struct kpm_dev *d = &s->devs[i];
@@ -663,7 +666,10 @@ void kpm_session_destroy_released(void)
  * synchronize_net() waits for a sample in flight, and only then is the
  * reference dropped.
  *
- * Context: process, under RTNL. Takes kpm_mutex.
+ * Context: process, under RTNL. From 6.15 on, the kernel calls netdev
+ * notifiers under the netdev's instance lock for some events, but not
+ * NETDEV_UNREGISTER, and this one returns at once for the others. Takes
+ * kpm_mutex.
  *
  * Return: NOTIFY_DONE.
  */
@@ -679,6 +685,8 @@ static int kpm_netdev_event(struct notifier_block *nb, unsigned long event,
 	if (event != NETDEV_UNREGISTER)
 		return NOTIFY_DONE;
 
+	/* the sampler's kpm_dev_live() relies on it */
+	ASSERT_RTNL();
 	mutex_lock(&kpm_mutex);
 	xa_for_each(&kpm_sessions, id, s) {
 		for (i = 0; i < s->ndevs; i++) {
