@@ -122,9 +122,10 @@ def session_del(g, sid):
 
 
 def samples(g, sid):
-    """{seq: {'time': ns, 'cpu': {id: {...}}, 'dev': [{...}],
-    'qstats': [{...}], 'queue': [{...}]}}, whole samples, their parts put
-    together; times in CLOCK_MONOTONIC ns, as time.monotonic_ns()"""
+    """{seq: {'time': ns, 'cost': ns, 'delay': ns, 'cpu': {id: {...}},
+    'dev': [{...}], 'qstats': [{...}], 'queue': [{...}]}}, whole samples,
+    their parts put together; times in CLOCK_MONOTONIC ns, as
+    time.monotonic_ns()"""
     smp = A['sample']
     nests = {smp['dev']: ('dev', 'dev-stats'),
              smp['qstats']: ('qstats', 'qstats'),
@@ -138,8 +139,9 @@ def samples(g, sid):
         s = out.setdefault(seq, {'cpu': {}, 'dev': [], 'qstats': [],
                                  'queue': []})
         for t, p in top:
-            if t == smp['time']:
-                s['time'] = uint(p)
+            if t in (smp['time'], smp['cost'], smp['delay']):
+                s[next(k for k in ('time', 'cost', 'delay')
+                       if smp[k] == t)] = uint(p)
             elif t == smp['cpu']:
                 cpu = nest(p, 'cpu-stats')
                 s['cpu'][cpu['id']] = cpu

@@ -6,14 +6,19 @@
  * netdev's instance lock where its driver needs it. With rtnl=1 it holds
  * RTNL whatever the driver; with instance=1, from 6.14 on, the netdev's
  * instance lock whatever the driver, which the sampler takes after RTNL
- * to read the queue map. It then refuses to load (-EAGAIN), so that
- * insmod returns once the lock is released and nothing stays loaded.
+ * to read the queue map. It then says, in the kernel log, from when to
+ * when it held the lock (CLOCK_MONOTONIC ns, as the sampler stamps its
+ * samples) and refuses to load (-EAGAIN), so that insmod returns once the
+ * lock is released and nothing stays loaded.
  *
  * For selftests/qstats_test.py only: a configuration change that holds
  * the lock for seconds, on demand.
  */
 
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/delay.h>
+#include <linux/ktime.h>
 #include <linux/module.h>
 #include <linux/netdevice.h>
 #include <linux/rtnetlink.h>
@@ -63,6 +68,7 @@ static int __init kpm_lockhold_init(void)
 	netdevice_tracker tracker;
 	struct net_device *dev;
 	bool use_instance;
+	u64 from, to;
 
 	if (ms > 10000 || (rtnl && instance) ||
 	    (instance && LINUX_VERSION_CODE < KERNEL_VERSION(6, 14, 0)))
@@ -78,11 +84,16 @@ static int __init kpm_lockhold_init(void)
 		kpm_lockhold_netdev_lock(dev);
 	else
 		rtnl_lock();
+	from = ktime_get_ns();
 	msleep(ms);
+	to = ktime_get_ns();
 	if (use_instance)
 		kpm_lockhold_netdev_unlock(dev);
 	else
 		rtnl_unlock();
+	pr_info("held %s of %s from %llu to %llu ns\n",
+		use_instance ? "the instance lock" : "RTNL", netdev_name(dev),
+		from, to);
 	netdev_put(dev, &tracker);
 	return -EAGAIN;
 }
