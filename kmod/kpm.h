@@ -216,6 +216,8 @@ struct kpm_hold_stats {
  * @timer: the beat, a CLOCK_MONOTONIC hardirq hrtimer that queues @work
  * @busy: bit 0 set from when the timer queues @work until it has run: at
  *	most one sample is in flight
+ * @stopping: set by kpm_session_destroy() before it waits for @work,
+ *	which then cuts a read of queue statistics short at its next hold
  * @expires_ns: the expiry of the timer period @work samples; written by
  *	the timer when it sets @busy, read by @work before it clears it
  * @timer_cpu: the CPU the timer queued @work on, as @expires_ns
@@ -256,6 +258,7 @@ struct kpm_session {
 	struct kpm_reader *reader;
 	struct hrtimer timer;
 	unsigned long busy;
+	bool stopping;
 	u64 expires_ns;
 	int timer_cpu;
 	atomic64_t missed;

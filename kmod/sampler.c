@@ -245,8 +245,9 @@ static void kpm_qstats_call(struct net_device *dev, struct kpm_dev_qstats *qs,
  * base, in holds of the lock of KPM_HOLD_NS at most plus one call into the
  * driver: after a hold that long, the read lets the lock go for as long
  * again, so that a waiter gets it, then takes it again with a trylock, and
- * goes on only if the netdev is still live with as many queues. Entered
- * and left holding the lock, under hold @h.
+ * goes on only if the netdev is still live with as many queues and the
+ * session is not being destroyed. Entered and left holding the lock,
+ * under hold @h.
  *
  * Return: true when @qs holds the whole read; false when the lock was not
  * free again or the netdev changed between holds, which leaves @qs with
@@ -264,6 +265,11 @@ static bool kpm_read_qstats(struct kpm_session *s, u32 i,
 	for (k = 0; k < calls; k++) {
 		if (k && ktime_get_ns() - h->start_ns >= KPM_HOLD_NS) {
 			kpm_hold_end(dev, h);
+			/* its destroy waits, under kpm_mutex: not the rest */
+			if (READ_ONCE(s->stopping)) {
+				qs->read = false;
+				return false;
+			}
 			/*
 			 * as long again without it: a trylock right away
 			 * would take it back from a waiter that its unlock
@@ -426,7 +432,8 @@ static bool kpm_read_dev_qstats(struct kpm_session *s, u32 i,
  * The queue statistics and queue maps of the session's netdevs, netdev by
  * netdev. The session's reference to a netdev goes with its unregister
  * (kpm_netdev_event()), so each read holds one of its own, taken under
- * RCU.
+ * RCU. A session being destroyed reads no more of them: its sample is
+ * never read.
  *
  * Return: the reads skipped.
  */
@@ -435,7 +442,7 @@ static u32 kpm_read_session_qstats(struct kpm_session *s,
 {
 	u32 i, skipped = 0;
 
-	for (i = 0; i < s->ndevs; i++) {
+	for (i = 0; i < s->ndevs && !READ_ONCE(s->stopping); i++) {
 		struct kpm_dev_qstats *qs = kpm_sample_qstats(smp, i);
 		netdevice_tracker tracker;
 		struct net_device *dev;

@@ -577,6 +577,8 @@ void kpm_session_destroy(struct kpm_session *s)
 	lockdep_assert_held(&kpm_mutex);
 
 	xa_erase(&kpm_sessions, s->id);
+	/* a read of many holds in flight ends at its next one */
+	WRITE_ONCE(s->stopping, true);
 	hrtimer_cancel(&s->timer);
 	cancel_work_sync(&s->work);
 	kpm_session_put_devs(s);
