@@ -104,7 +104,8 @@ struct kpm_dev_sample {
  * kpm_qstats_rx() and kpm_qstats_tx() find them. They hold a read's
  * values with @read, and of a queue below the netdev's number of queues
  * only. A read skipped for its lock, or for the read budget, leaves them
- * as they were, @time_ns with them.
+ * as they were, @time_ns with them; one cut short between two holds of
+ * the lock leaves none (@read false).
  */
 struct kpm_dev_qstats {
 	u64 time_ns;		/* CLOCK_MONOTONIC when their read began */
