@@ -182,8 +182,10 @@ struct kpm_dev {
 	/*
 	 * with queues, the calls into its driver for its queue statistics
 	 * the session is charged for each sample: its base and every queue
-	 * it had at its last read (1 + real_num_rx + real_num_tx); under
-	 * kpm_budget_lock
+	 * it had at its last read (1 + real_num_rx + real_num_tx); written
+	 * under kpm_budget_lock, read without it by the work, under the
+	 * lock of the queue statistics, which keeps the notifier's write
+	 * out (kpm_session_charge_queues())
 	 */
 	u32 charged;
 };

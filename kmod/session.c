@@ -46,7 +46,8 @@ static size_t kpm_mem;
 /*
  * The reads per second they take, and each session's @items, @reads and
  * netdevs' @charged, under kpm_budget_lock, taken alone or under
- * kpm_mutex: the sampler changes them where a netdev's queues changed.
+ * kpm_mutex: the sampler changes them where a netdev's queues changed,
+ * and the netdev notifier where a netdev went.
  */
 static DEFINE_SPINLOCK(kpm_budget_lock);
 static u64 kpm_reads;
@@ -218,8 +219,8 @@ bool kpm_session_charge_queues(struct kpm_session *s, u32 i, u32 calls)
 	u64 items, reads, others;
 	bool ok;
 
-	/* only the work changes it once the session runs */
-	if (d->charged == calls)
+	/* the work changes it, or the netdev notifier once it is gone */
+	if (READ_ONCE(d->charged) == calls)
 		return true;
 	spin_lock(&kpm_budget_lock);
 	items = s->items - d->charged + calls;
@@ -230,7 +231,7 @@ bool kpm_session_charge_queues(struct kpm_session *s, u32 i, u32 calls)
 		kpm_reads = others + reads;
 		s->items = items;
 		s->reads = reads;
-		d->charged = calls;
+		WRITE_ONCE(d->charged, calls);
 	}
 	spin_unlock(&kpm_budget_lock);
 	return ok;
@@ -253,6 +254,30 @@ static struct kpm_sample *kpm_session_slot(struct kpm_session *s, u64 seq)
 	slot = s->head_slot >= back ? s->head_slot - back :
 				      s->head_slot + s->ring_size - back;
 	return s->ring + (size_t)slot * s->sample_size;
+}
+
+/*
+ * Give back what netdev @i of @s is charged for, its stats64 and its
+ * queues, once it is gone: the sampler reads neither any more. Under
+ * kpm_mutex, in the netdev notifier, after it cleared the session's
+ * pointer to it. The work charges a netdev's queues again only when it
+ * finds it live (kpm_dev_live()) under the lock of its queue statistics:
+ * up, registered and still the session's, which the netdev's close or
+ * unregister, before its NETDEV_UNREGISTER, and the cleared pointer end.
+ */
+static void kpm_session_uncharge_dev(struct kpm_session *s, u32 i)
+{
+	struct kpm_dev *d = &s->devs[i];
+	u64 reads;
+
+	lockdep_assert_held(&kpm_mutex);
+	spin_lock(&kpm_budget_lock);
+	s->items -= 1 + d->charged;
+	reads = kpm_reads_per_s(s->items, s->interval_ns);
+	kpm_reads = kpm_reads - s->reads + reads;
+	s->reads = reads;
+	WRITE_ONCE(d->charged, 0);
+	spin_unlock(&kpm_budget_lock);
 }
 
 /**
@@ -666,7 +691,8 @@ void kpm_session_destroy_released(void)
  * so the sessions that sample it go on without it and report it as gone.
  * The sampler reads the netdev's stats under RCU: its pointer is cleared,
  * synchronize_net() waits for a sample in flight, and only then is the
- * reference dropped.
+ * reference dropped, and what the session was charged for its queues
+ * given back to the read budget.
  *
  * Context: process, under RTNL. From 6.15 on, the kernel calls netdev
  * notifiers under the netdev's instance lock for some events, but not
@@ -706,6 +732,7 @@ static int kpm_netdev_event(struct notifier_block *nb, unsigned long event,
 					continue;
 				netdev_put(dev, &s->devs[i].tracker);
 				s->devs[i].held = NULL;
+				kpm_session_uncharge_dev(s, i);
 			}
 		}
 	}

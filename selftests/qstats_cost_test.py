@@ -12,7 +12,9 @@ and whose every call into the driver busy-waits as long as asked), and on
 - The charge follows the queues: a session charged for 4 queues, in a
   budget that has no more room, has its reads skipped (over-budget, and
   counted in qstats-skipped) once ethtool -L gives the netdev 64, the
-  map still read; given room, it reads all 64 again.
+  map still read; given room, it reads all 64 again. A netdev that
+  leaves the namespace gives its queues' charge back: a second such
+  session, refused while it sampled them, is taken.
 - The sampler holds RTNL for 50 us at most, plus one call: with each call
   busy-waiting 20 us, no hold of the debugfs counts makes more than 3
   calls (a hold ends at the first call that ends 50 us or more after it
@@ -153,6 +155,46 @@ def follows_channels(c, dev):
             f'{skipped} skipped, the last sample {last_over}')
     c.check(last.get('rx-queues') == 64 and not last.get('over-budget'),
             'queues_read_again_with_room', f'the last sample {last}')
+
+
+def gone_gives_queues_back(c, dev, other):
+    """a netdev that leaves the namespace gives its queues' charge back"""
+    ns = 'kpm-cost'
+    g = Genl()
+    cpus = possible_cpus()
+    full = -(-(cpus + 1 + 1 + 2 * 64) * 10**9 // 1_000_000)
+    rest = -(-(cpus + 1) * 10**9 // 1_000_000)
+    old = budget()
+    sid = None
+    subprocess.run(['ip', 'netns', 'del', ns], stderr=subprocess.DEVNULL)
+    try:
+        # room for one such session, and for the rest of it once gone
+        budget(full + rest)
+        sid = session_new(g, 1_000_000, 16, ifindex=[ifindex(dev)],
+                          queues=1)
+        before, err = session_new_err(g, 1_000_000, 16,
+                                      ifindex=[ifindex(other)], queues=1)
+        if before:
+            session_del(g, before)
+        subprocess.run(['ip', 'netns', 'add', ns], check=True)
+        subprocess.run(['ip', 'link', 'set', dev, 'netns', ns], check=True)
+        after, err2 = session_new_err(g, 1_000_000, 16,
+                                      ifindex=[ifindex(other)], queues=1)
+        if after:
+            session_del(g, after)
+    finally:
+        if sid:
+            session_del(g, sid)
+        budget(old)
+        subprocess.run(['ip', '-n', ns, 'link', 'set', dev, 'netns', '1'],
+                       stderr=subprocess.DEVNULL)
+        subprocess.run(['ip', 'netns', 'del', ns], stderr=subprocess.DEVNULL)
+    print(f'# a budget of {full + rest} reads/s, one session of {full} on '
+          f'{dev}: a second {err or "taken"}; once {dev} left, '
+          f'{err2 or "taken"}')
+    c.check(before is None and after is not None,
+            'gone_netdev_gives_its_queues_back',
+            f'before {err}, after {err2}')
 
 
 def holds_bounded(c, dev):
@@ -308,12 +350,13 @@ def main():
     ko = sys.argv[1]
     print('TAP version 13')
     c = Checks('qstats_cost')
-    subprocess.run(['insmod', ko, 'count=1', 'queues=64'], check=True)
+    subprocess.run(['insmod', ko, 'count=2', 'queues=64'], check=True)
     try:
         subprocess.run(['ip', 'link', 'set', 'kpmslow0', 'up'], check=True)
         charges_every_queue(c, 'kpmslow0')
         follows_channels(c, 'kpmslow0')
         holds_bounded(c, 'kpmslow0')
+        gone_gives_queues_back(c, 'kpmslow0', 'kpmslow1')
     finally:
         subprocess.run(['rmmod', 'kpm_slowdev'])
     nsim_waiters(c)
