@@ -238,7 +238,10 @@ struct kpm_hold_stats {
  * @head: sequence number of the next sample, i.e. samples taken
  * @head_slot: slot the next sample goes to
  * @lost: samples readers asked for and found overwritten, each time a
- *	reader did (kpm_session_read())
+ *	reader did, but those taken before its clock began
+ *	(kpm_session_read())
+ * @overwritten_ns: the time of the newest sample overwritten, 0 before
+ *	one was
  * @cost_ns: time the sampler spent on this session
  * @qstats_skipped: reads of queue statistics skipped, their lock held or
  *	no room in the read budget for their queues
@@ -277,6 +280,7 @@ struct kpm_session {
 	u64 head;
 	u32 head_slot;
 	u64 lost;
+	u64 overwritten_ns;
 	u64 cost_ns;
 	u64 qstats_skipped;
 	u64 on_timer_cpu;
@@ -323,7 +327,7 @@ void kpm_session_destroy(struct kpm_session *s);
 void kpm_session_destroy_cookie(u32 id, u64 cookie);
 void kpm_session_destroy_all(void);
 void kpm_session_destroy_released(void);
-bool kpm_session_read(struct kpm_session *s, u64 *seq, u64 end,
+bool kpm_session_read(struct kpm_session *s, u64 *seq, u64 end, u64 since_ns,
 		      struct kpm_sample *buf);
 bool kpm_session_latest(struct kpm_session *s, struct kpm_sample *buf);
 void kpm_session_counters(struct kpm_session *s, struct kpm_counts *c);

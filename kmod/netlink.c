@@ -445,10 +445,19 @@ static s64 kpm_nl_timens_offset(void)
 	return timespec64_to_ns(&off);
 }
 
+/*
+ * When a clock at @offset from the kernel's CLOCK_MONOTONIC began, in the
+ * kernel's: 0 for one that began with it or before
+ */
+static u64 kpm_nl_clock_start(s64 offset)
+{
+	return offset < 0 ? -offset : 0;
+}
+
 /* whether @ns of the kernel's CLOCK_MONOTONIC is before 0 at @offset */
 static bool kpm_nl_before_clock(u64 ns, s64 offset)
 {
-	return offset < 0 && ns < -offset;
+	return ns < kpm_nl_clock_start(offset);
 }
 
 /* @ns of the kernel's CLOCK_MONOTONIC at @offset, not before 0 there */
@@ -967,6 +976,7 @@ int ksft_perfmon_nl_sample_get_dumpit(struct sk_buff *skb,
 			if (s && s->cookie != ctx->cookie)
 				s = NULL;
 			if (s && kpm_session_read(s, &ctx->seq, ctx->end,
+						  kpm_nl_clock_start(ctx->timens),
 						  kpm_nl_copy(ctx, false)))
 				ctx->flags |= KPM_NL_COPIED;
 			mutex_unlock(&kpm_mutex);

@@ -542,6 +542,9 @@ void kpm_sample_work(struct work_struct *work)
 	spin_lock(&s->lock);
 	smp->seq = s->head;
 	slot = s->ring + (size_t)s->head_slot * s->sample_size;
+	/* what kpm_session_read() tells a reader's clock by */
+	if (s->head >= s->ring_size)
+		s->overwritten_ns = ((struct kpm_sample *)slot)->time_ns;
 	memcpy(slot, smp, s->sample_size);
 	s->cost_ns += smp->cost_ns;
 	s->qstats_skipped += skipped;

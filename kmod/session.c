@@ -286,18 +286,25 @@ static void kpm_session_uncharge_dev(struct kpm_session *s, u32 i)
  * @seq: the sample wanted; moved on to the oldest one in the ring when it
  *	was overwritten
  * @end: the reader wants none from this sequence number on
+ * @since_ns: the reader wants none taken before this CLOCK_MONOTONIC time
+ *	(its time namespace's clock began then), 0 for all
  * @buf: room for one sample of @s (@s->sample_size bytes)
  *
  * The samples from *@seq to the oldest one in the ring (to @end at most)
  * were overwritten before this reader read them: they count in
  * @s->lost, as this reader's loss, whatever other readers read of them.
- * A reader that reads every sample it asks for adds nothing.
+ * Of those taken before @since_ns, which it would not have been sent,
+ * none count: none of them when the newest overwritten sample was taken
+ * before then, and when it was after, no more than the timer periods
+ * from @since_ns to it, at most one sample a period (an estimate, as
+ * their times are gone). A reader that reads every sample it asks for
+ * adds nothing.
  *
  * Context: process; takes @s->lock, for the copy only.
  * Return: true with sample *@seq in @buf; false when the ring has none
  * from *@seq to below @end.
  */
-bool kpm_session_read(struct kpm_session *s, u64 *seq, u64 end,
+bool kpm_session_read(struct kpm_session *s, u64 *seq, u64 end, u64 since_ns,
 		      struct kpm_sample *buf)
 {
 	u64 first;
@@ -306,7 +313,14 @@ bool kpm_session_read(struct kpm_session *s, u64 *seq, u64 end,
 	spin_lock(&s->lock);
 	first = kpm_session_first_seq(s);
 	if (*seq < first) {
-		s->lost += min(first, end) > *seq ? min(first, end) - *seq : 0;
+		u64 gap = min(first, end) > *seq ? min(first, end) - *seq : 0;
+
+		if (s->overwritten_ns < since_ns)
+			gap = 0;
+		else if (since_ns)
+			gap = min(gap, div64_u64(s->overwritten_ns - since_ns,
+						 s->interval_ns) + 1);
+		s->lost += gap;
 		*seq = first;
 	}
 	found = *seq < min(end, s->head);

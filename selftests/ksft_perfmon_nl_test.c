@@ -45,7 +45,7 @@ struct res {
 	/* session replies */
 	int nsessions;
 	uint32_t id;
-	uint64_t interval, samples, lost;
+	uint64_t interval, samples, lost, missed;
 	uint32_t ring_size, cpus, sample_size;
 };
 
@@ -79,6 +79,8 @@ static int session_cb(struct nl_msg *msg, void *arg)
 		r->samples = kpm_nla_get_uint(tb[KSFT_PERFMON_A_SESSION_SAMPLES]);
 	if (tb[KSFT_PERFMON_A_SESSION_LOST])
 		r->lost = kpm_nla_get_uint(tb[KSFT_PERFMON_A_SESSION_LOST]);
+	if (tb[KSFT_PERFMON_A_SESSION_MISSED])
+		r->missed = kpm_nla_get_uint(tb[KSFT_PERFMON_A_SESSION_MISSED]);
 	if (tb[KSFT_PERFMON_A_SESSION_RING_SIZE])
 		r->ring_size = nla_get_u32(tb[KSFT_PERFMON_A_SESSION_RING_SIZE]);
 	if (tb[KSFT_PERFMON_A_SESSION_CPUS])
@@ -1344,6 +1346,7 @@ struct timens_read {
 	uint64_t first, last;	/* sequence numbers */
 	uint64_t first_time;
 	bool rising;		/* each sample the one after the last, and later */
+	uint64_t lost;		/* the session's, after the read */
 };
 
 static int read_in_timens(void *arg)
@@ -1365,6 +1368,9 @@ static int read_in_timens(void *arg)
 		if (ss.s[i].seq != ss.s[i - 1].seq + 1 ||
 		    ss.s[i].time <= ss.s[i - 1].time)
 			tr->rising = false;
+	if (session_id_op(sk, family, KSFT_PERFMON_CMD_SESSION_GET, tr->id, &r))
+		return 2;
+	tr->lost = r.lost;
 	return 0;
 }
 
@@ -1401,6 +1407,61 @@ TEST_F(kpm, samples_before_the_readers_clock_are_left_out)
 	EXPECT_EQ(0, r.lost);
 	session_id_op(self->sk, self->family, KSFT_PERFMON_CMD_SESSION_DEL,
 		      tr.id, &r);
+}
+
+/*
+ * Samples overwritten before a reader's clock began are not its loss: it
+ * would not have been sent them. A ring of 16 at 200 ms (the reader has
+ * 3 s to start), read from cursor 0 in a time namespace whose clock
+ * begins just before the newest sample, k: at once, when the samples the
+ * ring no longer holds are all older than its clock, and lost stays 0,
+ * its dump starting at k; then again once the ring has turned over
+ * since, when the gap spans its clock's start, and lost counts those of
+ * it from k on, give or take one (the kernel counts timer periods since
+ * the clock's start, as the samples' times are gone: one sample's delay
+ * may move a period's boundary), and the periods the sampler missed.
+ */
+TEST_F(kpm, no_loss_before_the_readers_clock)
+{
+	struct timens_read now = {}, later;
+	static struct samples a;
+	uint64_t k, missed;
+	long long offset;
+	struct res r;
+
+	if (access("/proc/self/ns/time", F_OK))
+		SKIP(return, "no time namespaces (CONFIG_TIME_NS)");
+	ASSERT_EQ(0, session_new(self->sk, self->family, NULL, 0, 200 * MS, 16, &r));
+	now.id = r.id;
+	ASSERT_EQ(0, wait_samples(self->sk, self->family, now.id, 20));
+	ASSERT_EQ(0, session_id_op(self->sk, self->family,
+				   KSFT_PERFMON_CMD_SESSION_GET, now.id, &r));
+	missed = r.missed;
+	/* the newest sample alone: a cursor inside the ring, nothing lost */
+	ASSERT_EQ(0, sample_get(self->sk, self->family, now.id, r.samples - 1,
+				&a, &r));
+	ASSERT_LE(1, a.n);
+	k = a.s[0].seq;
+	offset = -(long long)(a.s[0].time - 1);
+	later = now;
+
+	ASSERT_EQ(0, in_timens(offset, read_in_timens, &now, sizeof(now)));
+	ASSERT_EQ(0, wait_samples(self->sk, self->family, now.id, k + 21));
+	ASSERT_EQ(0, in_timens(offset, read_in_timens, &later, sizeof(later)));
+	ASSERT_EQ(0, session_id_op(self->sk, self->family,
+				   KSFT_PERFMON_CMD_SESSION_GET, now.id, &r));
+	missed = r.missed - missed;
+	TH_LOG("the clock begins at sample %llu: at once, the first %llu, lost %llu; later, the first %llu, lost %llu; %llu periods missed",
+	       (unsigned long long)k, (unsigned long long)now.first,
+	       (unsigned long long)now.lost, (unsigned long long)later.first,
+	       (unsigned long long)later.lost, (unsigned long long)missed);
+	EXPECT_EQ(k, now.first);
+	EXPECT_EQ(0, now.lost);
+	EXPECT_LE(k + 5, later.first);
+	EXPECT_LE(later.first - k - 1, later.lost);
+	EXPECT_GE(later.first - k + 1 + missed, later.lost);
+	session_id_op(self->sk, self->family, KSFT_PERFMON_CMD_SESSION_DEL,
+		      now.id, &r);
 }
 
 /*
