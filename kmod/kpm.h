@@ -327,8 +327,8 @@ void kpm_session_destroy(struct kpm_session *s);
 void kpm_session_destroy_cookie(u32 id, u64 cookie);
 void kpm_session_destroy_all(void);
 void kpm_session_destroy_released(void);
-bool kpm_session_read(struct kpm_session *s, u64 *seq, u64 end, u64 since_ns,
-		      struct kpm_sample *buf);
+bool kpm_session_read(struct kpm_session *s, u64 *seq, u64 *end,
+		      u64 since_ns, struct kpm_sample *buf);
 bool kpm_session_latest(struct kpm_session *s, struct kpm_sample *buf);
 void kpm_session_counters(struct kpm_session *s, struct kpm_counts *c);
 bool kpm_session_charge_queues(struct kpm_session *s, u32 i, u32 calls);

@@ -943,9 +943,11 @@ static struct kpm_sample *kpm_nl_copy(struct kpm_nl_sample_ctx *ctx, bool prev)
  * @cb: dump state
  *
  * Starts at the oldest sample in the ring when the cursor is older, and
- * ends at the newest sample when the dump started: a reader slower than
- * the sampler still sees its dump end, and the samples it could not keep
- * up with are counted as lost. Each sample is copied out of the ring once
+ * ends at the newest sample when the dump started, or at the oldest one
+ * left when the ring has overwritten all of those: a reader slower than
+ * the sampler still sees its dump end, always with a sample to go on
+ * from, and the samples it could not keep up with are counted as lost,
+ * once. Each sample is copied out of the ring once
  * and sent from the copy, in as many parts as it takes, so a sample never
  * changes between its parts. With changed-only, each sample after the
  * first is sent with only what changed since the one sent before it,
@@ -975,7 +977,7 @@ int ksft_perfmon_nl_sample_get_dumpit(struct sk_buff *skb,
 			s = xa_load(&kpm_sessions, ctx->session_id);
 			if (s && s->cookie != ctx->cookie)
 				s = NULL;
-			if (s && kpm_session_read(s, &ctx->seq, ctx->end,
+			if (s && kpm_session_read(s, &ctx->seq, &ctx->end,
 						  kpm_nl_clock_start(ctx->timens),
 						  kpm_nl_copy(ctx, false)))
 				ctx->flags |= KPM_NL_COPIED;

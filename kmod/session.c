@@ -285,14 +285,18 @@ static void kpm_session_uncharge_dev(struct kpm_session *s, u32 i)
  * @s: session
  * @seq: the sample wanted; moved on to the oldest one in the ring when it
  *	was overwritten
- * @end: the reader wants none from this sequence number on
+ * @end: the reader wants none from this sequence number on; moved on to
+ *	just past the oldest sample in the ring when the ring holds none
+ *	below it any more, so that the reader gets that one and goes on
+ *	from it, rather than asking again for what it has lost
  * @since_ns: the reader wants none taken before this CLOCK_MONOTONIC time
  *	(its time namespace's clock began then), 0 for all
  * @buf: room for one sample of @s (@s->sample_size bytes)
  *
- * The samples from *@seq to the oldest one in the ring (to @end at most)
- * were overwritten before this reader read them: they count in
- * @s->lost, as this reader's loss, whatever other readers read of them.
+ * The samples from *@seq to the oldest one in the ring were overwritten
+ * before this reader read them: they count in @s->lost, as this reader's
+ * loss, whatever other readers read of them: the gap it sees before the
+ * sample it gets.
  * Of those taken before @since_ns, which it would not have been sent,
  * none count: none of them when the newest overwritten sample was taken
  * before then, and when it was after, no more than the timer periods
@@ -302,18 +306,18 @@ static void kpm_session_uncharge_dev(struct kpm_session *s, u32 i)
  *
  * Context: process; takes @s->lock, for the copy only.
  * Return: true with sample *@seq in @buf; false when the ring has none
- * from *@seq to below @end.
+ * from *@seq to below *@end.
  */
-bool kpm_session_read(struct kpm_session *s, u64 *seq, u64 end, u64 since_ns,
-		      struct kpm_sample *buf)
+bool kpm_session_read(struct kpm_session *s, u64 *seq, u64 *end,
+		      u64 since_ns, struct kpm_sample *buf)
 {
 	u64 first;
 	bool found;
 
 	spin_lock(&s->lock);
 	first = kpm_session_first_seq(s);
-	if (*seq < first) {
-		u64 gap = min(first, end) > *seq ? min(first, end) - *seq : 0;
+	if (*seq < first && *seq < *end) {
+		u64 gap = first - *seq;
 
 		if (s->overwritten_ns < since_ns)
 			gap = 0;
@@ -322,8 +326,9 @@ bool kpm_session_read(struct kpm_session *s, u64 *seq, u64 end, u64 since_ns,
 						 s->interval_ns) + 1);
 		s->lost += gap;
 		*seq = first;
+		*end = max(*end, first + 1);
 	}
-	found = *seq < min(end, s->head);
+	found = *seq < min(*end, s->head);
 	if (found)
 		memcpy(buf, kpm_session_slot(s, *seq), s->sample_size);
 	spin_unlock(&s->lock);
