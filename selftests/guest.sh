@@ -100,12 +100,13 @@ hung() {	# NAME
 		sed 's/^/#     /' "$p/stack" 2> /dev/null
 	done
 }
+# run.sh sets half the guest's time limit
 step_limit=${KPM_STEP_LIMIT:-600}
 
 # a program's exit status counts too: one that cannot start reports nothing
 # (named $exit_as.exit_status, when set, rather than NAME.exit_status);
 # one that runs for longer than $step_limit s is killed, and fails, so
-# that the steps after it still run
+# that the steps after it run in the time the guest has left
 run() {
 	local name=$1 t0=$SECONDS b0 dog
 	busy

@@ -7,7 +7,8 @@
 #
 # Environment: KERNELS selects kernels of the matrix (default: all of
 # "$(scripts/kernel.sh list)"); KPM_KVM=1 uses KVM instead of TCG; KPM_SMP
-# sets the main and minute guests' CPUs (default 4).
+# sets the main and minute guests' CPUs (default 4); KPM_STEP_LIMIT the
+# seconds a step of a guest may take (default: half the guest's time).
 
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -51,6 +52,10 @@ for k in $kernels; do
 	   exit 2 ;;
 	esac
 done
+case "${KPM_STEP_LIMIT:-1}" in
+*[!0-9]* | 0*) echo "run.sh: KPM_STEP_LIMIT '$KPM_STEP_LIMIT' is not a number of seconds" >&2
+   exit 2 ;;
+esac
 echo "kernels: $kernels"
 
 step build.tools make -s tools selftests
@@ -134,14 +139,23 @@ bench_smoke() {
 
 # One guest of the kernel that kernel_setup set up: its tests' results
 # under PREFIX/, its own (the kernel's log, lockdep, kmemleak) under OWN/,
-# which names it in the timeline.
+# which names it in the timeline. A step of COMMAND (guest.sh) may take
+# half the guest's time, KPM_STEP_LIMIT seconds if set.
 guest() {	# PREFIX OWN VM.SH-ARGS... -- COMMAND...
 	local prefix=$1 own=$2 log vm_rc status name t0=$SECONDS up cpu busy line
+	local vm_args=()
 	shift 2
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		vm_args+=("$1")
+		shift
+	done
+	shift
 	echo "== $own: guest"
 	log=$(mktemp)
 	scripts/vm.sh --kernel "$image" --modules "$modules" --mem "$mem" \
-		--timeout "$timeout" ${KPM_KVM:+--kvm} "$@" | tee "$log"
+		--timeout "$timeout" ${KPM_KVM:+--kvm} "${vm_args[@]}" -- \
+		env KPM_STEP_LIMIT="${KPM_STEP_LIMIT:-$((timeout / 2))}" "$@" |
+		tee "$log"
 	vm_rc=${PIPESTATUS[0]}
 	while read -r status name; do
 		case "$name" in
