@@ -85,19 +85,29 @@ step() {
 	took "$name" "$t0" "$b0"
 }
 
-# What every process but the kernel's threads and this script's own waits
+# What every process but init and the kernel's threads waits
 # in, with its kernel stack: printed when a step has run for
-# $step_limit s, so that the log of a CI run tells where it hung.
+# $step_limit s, so that the log of a CI run tells where it hung. Read
+# without a fork: the step is killed 10 s later, and on the debug kernel
+# a fork for each of its threads took longer than that.
 hung() {	# NAME
-	local p cmd
+	local p argv stat ppid wchan line
+	exec 2> /dev/null	# a process gone before its files are read
 	echo "# $1: still running after $step_limit s; its processes:"
 	for p in /proc/[0-9]*; do
-		cmd=$(tr '\0' ' ' < "$p/cmdline" 2> /dev/null)
-		if [ -z "$cmd" ] || [ "${p#/proc/}" = 1 ]; then
+		argv=() stat='' wchan=''
+		mapfile -t -d '' argv < "$p/cmdline"
+		if [ "${#argv[@]}" = 0 ] || [ "${p#/proc/}" = 1 ]; then
 			continue
 		fi
-		echo "# ${p#/proc/} $(cut -d' ' -f3-4 "$p/stat") $(cat "$p/wchan") $cmd"
-		sed 's/^/#     /' "$p/stack" 2> /dev/null
+		read -r stat < "$p/stat"
+		stat=${stat##*) }		# after the name: state, ppid, ...
+		ppid=${stat#* }
+		read -r wchan < "$p/wchan"
+		echo "# ${p#/proc/} ${stat%% *} ${ppid%% *} $wchan ${argv[*]}"
+		while read -r line; do
+			echo "#     $line"
+		done < "$p/stack"
 	done
 }
 # run.sh sets half the guest's time limit
