@@ -8,7 +8,8 @@
 # Environment: KERNELS selects kernels of the matrix (default: all of
 # "$(scripts/kernel.sh list)"); KPM_KVM=1 uses KVM instead of TCG; KPM_SMP
 # sets the main and minute guests' CPUs (default 4); KPM_STEP_LIMIT the
-# seconds a step of a guest may take (default: half the guest's time).
+# seconds a step of a guest may take (default: half the guest's time);
+# KPM_FUZZ_SEED nl_fuzz's seed (default 1).
 
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -140,7 +141,8 @@ bench_smoke() {
 # One guest of the kernel that kernel_setup set up: its tests' results
 # under PREFIX/, its own (the kernel's log, lockdep, kmemleak) under OWN/,
 # which names it in the timeline. A step of COMMAND (guest.sh) may take
-# half the guest's time, KPM_STEP_LIMIT seconds if set.
+# half the guest's time, KPM_STEP_LIMIT seconds if set; KPM_FUZZ_SEED,
+# if set, goes to it too.
 guest() {	# PREFIX OWN VM.SH-ARGS... -- COMMAND...
 	local prefix=$1 own=$2 log vm_rc status name t0=$SECONDS up cpu busy line
 	local vm_args=()
@@ -154,8 +156,8 @@ guest() {	# PREFIX OWN VM.SH-ARGS... -- COMMAND...
 	log=$(mktemp)
 	scripts/vm.sh --kernel "$image" --modules "$modules" --mem "$mem" \
 		--timeout "$timeout" ${KPM_KVM:+--kvm} "${vm_args[@]}" -- \
-		env KPM_STEP_LIMIT="${KPM_STEP_LIMIT:-$((timeout / 2))}" "$@" |
-		tee "$log"
+		env KPM_STEP_LIMIT="${KPM_STEP_LIMIT:-$((timeout / 2))}" \
+		${KPM_FUZZ_SEED:+"KPM_FUZZ_SEED=$KPM_FUZZ_SEED"} "$@" | tee "$log"
 	vm_rc=${PIPESTATUS[0]}
 	while read -r status name; do
 		case "$name" in
