@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
 """The sampler off the CPU it watches: a session created on a CPU that a
-softirq load keeps busy misses no period, and its work does not all run
-on that CPU.
+softirq load keeps busy keeps its beat, and its work does not all run on
+that CPU.
 
 UDP from a sender (selftests/udp_flood) on each CPU but CPU 1, into a
 netns whose veth steers every packet to CPU 1 (RPS): CPU 1 spends its
@@ -15,7 +15,11 @@ timer's).
 - CPU 1 was busy: /proc/stat says it spent 80% of the run or more out of
   idle (a check of the load, not of the module: 96% to 100% on a quiet
   host, 89% with a CPU hog beside the guest);
-- the session missed no timer period (session-get's missed);
+- the session's timer ran for half the periods of the run or more
+  (session-get's samples and missed), and took a sample in nine periods
+  of ten or more: under TCG, the periods for which the host did not run
+  the timer's or the worker's vCPU count as missed, and the guest cannot
+  tell them from a sampler that was late;
 - fewer than half of its samples ran on the timer's CPU, CPU 1.
 
 A sampler on the per-CPU queue of the timer's CPU runs every sample
@@ -115,8 +119,10 @@ def main():
           f'missed, {local} of them on the timer\'s CPU')
     c.check(busy >= 0.8, 'softirq_load_kept_the_cpu_busy',
             f'CPU {BUSY_CPU} busy {100 * busy:.0f}%')
-    c.check(info.get('samples', 0) >= SECONDS * 1e9 / INTERVAL_NS / 2 and
-            info.get('missed') == 0, 'no_period_missed',
+    periods = info.get('samples', 0) + info.get('missed', 0)
+    c.check(periods >= SECONDS * 1e9 / INTERVAL_NS / 2 and
+            info.get('missed', periods) * 10 <= periods,
+            'nine_periods_of_ten_sampled',
             f'{info.get("samples")} samples, {info.get("missed")} missed')
     c.check(local is not None and local < info.get('samples', 0) / 2,
             'work_not_on_the_busy_cpu',
