@@ -3,7 +3,9 @@
 #
 # Fetch a package, or a source package, from a newer Debian suite than the
 # machine's, with apt-get under a private apt state directory
-# ($KPM_CACHE/apt-SUITE): the machine's apt configuration is not touched.
+# ($KPM_CACHE/apt-SUITE): the machine's apt configuration is not touched,
+# and its mirror (or proxy) is used: the URI its apt sources give its own
+# release's main component from, by its codename or as stable.
 # apt checks the suite's signature with Debian's archive keyring and the
 # files' hashes. What was fetched once is used as is; KPM_REFRESH=1 looks
 # for a newer version. Prints the .deb, or the unpacked source directory.
@@ -30,8 +32,16 @@ if [ -n "$have" ] && [ -z "${KPM_REFRESH:-}" ]; then
 	exit 0
 fi
 
+release=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
+uri=$(apt-get indextargets --format '$(REPO_URI) $(RELEASE) $(COMPONENT)' \
+	"Identifier: Packages" | awk -v r="$release" \
+	'($2 == r || $2 == "stable") && $3 == "main" { print $1; exit }')
+if [ -z "$uri" ]; then
+	echo "fetch.sh: no apt source gives ${release:-this release} main: see apt-get indextargets" >&2
+	exit 1
+fi
 mkdir -p "$dir/lists/partial" "$dir/cache/archives/partial" "$dir/none" "$out"
-mirror="[signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian $suite main"
+mirror="[signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $uri $suite main"
 printf 'deb %s\ndeb-src %s\n' "$mirror" "$mirror" > "$dir/sources.list"
 opts=(-q -o "Dir::Etc::sourcelist=$dir/sources.list"
       -o "Dir::Etc::sourceparts=$dir/none" -o "Dir::Etc::preferencesparts=$dir/none"
