@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
-"""Check ksft-perfmon-nl record output against metric-format.md.
+"""Check ksft-perfmon-nl record output against the format of
+Documentation/metric-format.rst.
 
 Prints one KTAP result line per check and exits non-zero when any failed.
 """
@@ -12,7 +13,8 @@ import sys
 
 import raw_samples
 
-# The test vectors of metric-format.md ("the compatibility set").
+# The test vectors of Documentation/metric-format.rst (the compatibility
+# set).
 CPU_POLICY = ('{"aggregation":"busy-core-equivalents","display_label":'
               '"Percent of one CPU","display_range":{"max":100.0,"min":0.0},'
               '"display_scale":100.0,"name":"%s","summarize":"p90",'

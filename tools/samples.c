@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Samples of the ksft_perfmon family: reassembled from sample-get messages
- * and turned into the KTAP metric lines of metric-format.md.
+ * and turned into the KTAP metric lines of Documentation/metric-format.rst.
  */
 
 #include <math.h>
@@ -613,7 +613,7 @@ void drain_free(struct drain *d)
 	sample_free(&d->cur);
 }
 
-/* ---- the compatibility metric set (metric-format.md) ------------------ */
+/* ---- the compatibility set (Documentation/metric-format.rst) ---------- */
 
 const char *const metric_names[M_NR] = {
 	"cpu.time.usr", "cpu.time.sys", "cpu.time.sirq", "cpu.utilization",

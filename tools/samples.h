@@ -2,8 +2,8 @@
 /*
  * Samples of the ksft_perfmon family: reassembling them from sample-get
  * messages, and turning them into the KTAP metric lines of
- * metric-format.md. No I/O on sockets here: the tool, its tests and the
- * fuzzer feed it messages.
+ * Documentation/metric-format.rst. No I/O on sockets here: the tool, its
+ * tests and the fuzzer feed it messages.
  */
 #ifndef KPM_SAMPLES_H
 #define KPM_SAMPLES_H
@@ -176,7 +176,7 @@ int drain_msg(struct drain *d, const struct nlmsghdr *nlh);
  */
 int drain_end(struct drain *d);
 
-/* ---- the compatibility metric set (metric-format.md) ------------------ */
+/* ---- the compatibility set (Documentation/metric-format.rst) ---------- */
 
 enum metric {
 	M_CPU_USR, M_CPU_SYS, M_CPU_SIRQ, M_CPU_UTIL,
@@ -195,7 +195,7 @@ enum metric {
 
 #define M_FIRST_OPTIONAL	M_SOFTNET_PROCESSED
 #define M_BIT(m)		(1U << (m))
-/* the metrics record prints by default: metric-format.md's set */
+/* the metrics record prints by default: the compatibility set */
 #define M_DEFAULT		(M_BIT(M_FIRST_OPTIONAL) - 1)
 #define M_CPU_NET		(M_BIT(M_QUEUE_RX_PACKETS) - \
 				 M_BIT(M_SOFTNET_PROCESSED))
@@ -248,7 +248,7 @@ struct record {
 };
 
 /*
- * Observations of metric-format.md's set, and of the @optional metrics
+ * Observations of the compatibility set, and of the @optional metrics
  * (M_BIT()s from M_FIRST_OPTIONAL on; those of cpu-net need a session
  * that has it), go to @out. 0, or -1 when out of memory.
  */
