@@ -34,7 +34,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import kpm_genl   # noqa: E402
 from kpm_genl import Genl, session_del, session_new  # noqa: E402
-from ktap_metrics import Checks   # noqa: E402
+from ktap import Ktap, skip_all   # noqa: E402
 
 TRACING = '/sys/kernel/tracing'
 SOCKETS = 13		# of 16 sessions each, a socket's most
@@ -153,15 +153,13 @@ def no_buffer_a_dump(c):
 
 
 def main():
-    c = Checks('calls')
+    c = Ktap('calls')
     if not tracefs() or not os.path.exists(
             os.path.join(TRACING, 'kprobe_profile')):
-        print('1..0 # SKIP no kprobe events (CONFIG_KPROBE_EVENTS)')
-        return 0
+        return skip_all('no kprobe events (CONFIG_KPROBE_EVENTS)')
     capability_once(c)
     no_buffer_a_dump(c)
-    print(f'1..{c.n}')
-    return 1 if c.failed else 0
+    return c.finish()
 
 
 if __name__ == '__main__':

@@ -15,13 +15,15 @@ import json
 import os
 import re
 
-results = []
+from ktap import Ktap
+
+ktap = Ktap('')
 # drv_lock.sh's intervals: host A at 1 ms, host B at 10 ms
 INTERVAL_NS = {'a': 1000000, 'b': 10000000}
 
 
 def check(name, ok, why=''):
-    results.append((name, bool(ok), why))
+    ktap.check(bool(ok), name, why)
 
 
 class Dev(dict):
@@ -171,7 +173,7 @@ def main():
         iperf = json.load(open(os.path.join(args.dir, 'iperf3.json')))
     except (OSError, ValueError) as e:
         check('workload_finished', False, str(e))
-        return report()
+        return ktap.finish()
     received = iperf.get('end', {}).get('sum_received', {}).get('bytes', 0)
     check('iperf3.transferred', received > 0,
           f'{received} bytes; {iperf.get("error", "")}')
@@ -205,15 +207,7 @@ def main():
               last[key] - first[key] >= received,
               f'{last[key] - first[key]} >= {received}')
 
-    return report()
-
-
-def report():
-    print(f'1..{len(results)}')
-    for i, (name, ok, why) in enumerate(results, 1):
-        print(f'{"ok" if ok else "not ok"} {i} {name}'
-              f'{"" if ok else " # " + why}')
-    return 0 if all(ok for _, ok, _ in results) else 1
+    return ktap.finish()
 
 
 if __name__ == '__main__':

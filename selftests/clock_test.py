@@ -46,7 +46,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import kpm_genl   # noqa: E402
-from ktap_metrics import Checks   # noqa: E402
+from ktap import Ktap, skip_all   # noqa: E402
 
 TOOL = os.path.join(kpm_genl.TOP, 'tools', 'ksft-perfmon-nl')
 WQ_CPUMASKS = ('/sys/devices/virtual/workqueue/cpumask',
@@ -100,12 +100,11 @@ def raw_points(raw, cpu):
 
 def main():
     ko = sys.argv[1]
-    c = Checks('clock')
+    c = Ktap('clock')
     online = cpus_of('/sys/devices/system/cpu/online')
     nohz = cpus_of('/sys/devices/system/cpu/nohz_full')
     if len(online) < 3:
-        print(f'1..0 # SKIP {len(online)} CPUs: needs 3')
-        return 0
+        return skip_all(f'{len(online)} CPUs: needs 3')
     busy = nohz[-1] if nohz else online[-1]
     idle = next(x for x in online[1:] if x != busy)
     print(f'# busy CPU {busy} ({"nohz_full" if nohz else "by ticks"}), '
@@ -207,15 +206,13 @@ def main():
                     f'{len(b)} intervals, from {min(b, default=0):.1f}% '
                     f'to {max(b, default=0):.1f}%')
         else:
-            c.n += 1
-            print(f'ok {c.n} clock.{name}.busy_cpu_reads_100_percent # SKIP '
-                  'its time counted by ticks, which TCG delivers late '
-                  '(no nohz_full CPU)')
+            c.skip(f'{name}.busy_cpu_reads_100_percent',
+                   'its time counted by ticks, which TCG delivers late '
+                   '(no nohz_full CPU)')
         c.check(len(i) >= SAMPLES - 2 and all(x <= 2 for x in i),
                 f'{name}.idle_cpu_reads_at_most_2_percent',
                 f'{len(i)} intervals, up to {max(i, default=0):.1f}%')
-    print(f'1..{c.n}')
-    return 1 if c.failed else 0
+    return c.finish()
 
 
 if __name__ == '__main__':

@@ -17,6 +17,8 @@ import struct
 import subprocess
 import sys
 
+from ktap import Ktap
+
 NETLINK_GENERIC = 16
 SOL_NETLINK = 270
 NETLINK_ADD_MEMBERSHIP = 1
@@ -100,12 +102,11 @@ def main():
                     (CTRL_CMD_DELFAMILY, FAMILY) in got,
                     f'insmod {r.returncode} {r.stderr.strip()}; {got}'))
 
-    print(f'1..{len(results)}')
-    for i, (name, ok, why) in enumerate(results, 1):
-        print(f'{"ok" if ok else "not ok"} {i} {name}'
-              f'{"" if ok else " # " + why}')
     print(f'# {rounds} failed loads watched')
-    return 0 if all(ok for _, ok, _ in results) else 1
+    k = Ktap('')
+    for name, ok, why in results:
+        k.check(ok, name, why)
+    return k.finish()
 
 
 if __name__ == '__main__':

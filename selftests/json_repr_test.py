@@ -15,6 +15,8 @@ import subprocess
 import sys
 import tempfile
 
+from ktap import Ktap
+
 driver = os.path.join(os.path.dirname(os.path.abspath(__file__)),
                       'json_repr_test')
 seed = int(os.environ.get('KPM_SEED', '20261130'))
@@ -262,8 +264,8 @@ results.append(('metric_value_as_python_reads_it', not bad,
                 f'{len(texts)} values, mismatches {bad[:5]}'))
 
 print('TAP version 13')
-print(f'1..{len(results)}')
-for i, (name, ok, info) in enumerate(results, 1):
+k = Ktap('json')
+for name, ok, info in results:
     print(f'# {info}')
-    print(f'{"ok" if ok else "not ok"} {i} json.{name}')
-sys.exit(0 if all(ok for _, ok, _ in results) else 1)
+    k.check(ok, name)
+sys.exit(k.finish())

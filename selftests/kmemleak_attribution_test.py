@@ -9,6 +9,8 @@ import subprocess
 import sys
 import tempfile
 
+from ktap import Ktap
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 RANGES = ("ksft_perfmon 45056 0 - Live 0xffffffffc0a00000 (OE)\n"
           "ksft_perfmon 45056 0 - Live 0xffffffffc0c00000 (OE)\n")
@@ -41,13 +43,13 @@ CASES = [
 
 def main():
     print("TAP version 13")
-    print(f"1..{len(CASES)}")
-    failed = 0
+    k = Ktap("kmemleak")
+    k.plan(len(CASES))
     with tempfile.TemporaryDirectory() as tmp:
         ranges = os.path.join(tmp, "ranges")
         with open(ranges, "w", encoding="ascii") as f:
             f.write(RANGES)
-        for n, (name, report, want) in enumerate(CASES, 1):
+        for name, report, want in CASES:
             path = os.path.join(tmp, name)
             with open(path, "w", encoding="ascii") as f:
                 f.write(report)
@@ -55,11 +57,8 @@ def main():
                                   os.path.join(HERE, "kmemleak_attribution.py"),
                                   path, ranges], capture_output=True,
                                  check=False).returncode
-            ok = got == want
-            failed += not ok
-            print(f"{'' if ok else 'not '}ok {n} kmemleak.{name}"
-                  + ("" if ok else f" # exit {got}, want {want}"))
-    return 1 if failed else 0
+            k.check(got == want, name, f"{name}: exit {got}, want {want}")
+    return k.finish()
 
 
 if __name__ == "__main__":

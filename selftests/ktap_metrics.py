@@ -12,6 +12,7 @@ import re
 import sys
 
 import raw_samples
+from ktap import Ktap
 
 # The test vectors of Documentation/metric-format.rst (the compatibility
 # set).
@@ -41,21 +42,6 @@ def dumps(obj):
                       sort_keys=True)
 
 
-class Checks:
-    def __init__(self, prefix):
-        self.prefix = prefix
-        self.n = 0
-        self.failed = 0
-
-    def check(self, ok, name, why=''):
-        self.n += 1
-        if not ok:
-            self.failed += 1
-            print(f'# {why}' if why else '', end='\n' if why else '')
-        print(f'{"ok" if ok else "not ok"} {self.n} {self.prefix}.{name}')
-        return ok
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument('file')
@@ -72,7 +58,7 @@ def main():
                     'kernel\'s own times, which record\'s lines clamp')
     args = ap.parse_args()
 
-    c = Checks(f'{args.host}')
+    c = Ktap(f'{args.host}')
     policies, obs, bad_lines, other = {}, [], [], []
     order_ok, reserialized = True, True
     with open(args.file) as f:
@@ -166,7 +152,7 @@ def main():
         c.check(busy and max(busy) >= args.busy,
                 f'some_cpu_busy_{args.busy}s_in_sys_and_softirq',
                 f'sys+softirq per CPU: {busy}')
-    return 1 if c.failed else 0
+    return c.finish(plan=False)
 
 
 if __name__ == '__main__':

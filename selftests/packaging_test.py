@@ -15,7 +15,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from ktap_metrics import Checks   # noqa: E402
+from ktap import Ktap   # noqa: E402
 
 TOP = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..')
 NL_CMDS = ('record', 'show', 'dump', 'metric', 'replay', 'clock', 'top')
@@ -51,7 +51,7 @@ def complete(completion, words):
 
 def main():
     print('TAP version 13')
-    c = Checks('install')
+    c = Ktap('install')
     dest = tempfile.mkdtemp()
     p = run('make', '-s', 'install', f'DESTDIR={dest}', 'PREFIX=/usr',
             cwd=TOP)
@@ -100,8 +100,7 @@ def main():
     c.check(ifs == set(os.listdir('/sys/class/net')), 'completion_ifnames',
             f'{ifs}')
     subprocess.run(['rm', '-rf', dest])
-    print(f'1..{c.n}')
-    return 1 if c.failed else 0
+    return c.finish()
 
 
 if __name__ == '__main__':

@@ -25,7 +25,7 @@ import urllib.parse
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from ktap_metrics import Checks   # noqa: E402
+from ktap import Ktap   # noqa: E402
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REPORT = os.path.join(TOP, 'tools', 'ksft-perfmon-report')
@@ -138,7 +138,7 @@ def main():
             sys.executable, *sys.argv])
     d = sys.argv[1]
     ktap = os.path.join(d, CASE + '.ktap')
-    c = Checks('prometheus')
+    c = Ktap('prometheus')
     print('TAP version 13')
     # a run that passed, with what the queries below ask of it
     obs, ok = [], False
@@ -151,8 +151,7 @@ def main():
             ('cpu.time.sys', 'remote')}
     if not c.check(ok and need <= have, 'run_given',
                    f'{ktap}: ok {ok}, series {sorted(need - have)} missing'):
-        print(f'1..{c.n}')
-        return 1
+        return c.finish()
     kernel = os.uname().release
     # a whole second, an hour ago: inside the server's retention, and
     # each time's millisecond computed here independently of the tool
@@ -208,8 +207,7 @@ def main():
             print('# prometheus: ' + log.strip().replace('\n', '\n# '))
         c.check(rc == 0, 'server_stopped', f'exit {rc}')
         subprocess.run(['rm', '-rf', tmp])
-    print(f'1..{c.n}')
-    return 1 if c.failed else 0
+    return c.finish()
 
 
 def queries(c, prom, obs, rows, start, end, kernel):

@@ -45,7 +45,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import kpm_genl   # noqa: E402
 from kpm_genl import Genl, session_del, session_get, session_new  # noqa: E402
-from ktap_metrics import Checks   # noqa: E402
+from ktap import Ktap   # noqa: E402
 
 READ_BUDGET = '/sys/module/ksft_perfmon/parameters/read_budget'
 SESSIONS = '/sys/kernel/debug/ksft_perfmon/sessions'
@@ -293,8 +293,7 @@ def nsim_waiters(c):
     beside it waits a fraction of one read"""
     dev = nsim_dev()
     if not dev:
-        c.n += 1
-        print(f'ok {c.n} qstats_cost.nsim # SKIP no netdevsim in this kernel')
+        c.skip('nsim', 'no netdevsim in this kernel')
         return
     g = Genl()
     need = (possible_cpus() + 1 + 1 + 2 * NSIM_QUEUES) * 10**9 // 100_000
@@ -349,7 +348,7 @@ def nsim_waiters(c):
 def main():
     ko = sys.argv[1]
     print('TAP version 13')
-    c = Checks('qstats_cost')
+    c = Ktap('qstats_cost')
     subprocess.run(['insmod', ko, 'count=2', 'queues=64'], check=True)
     try:
         subprocess.run(['ip', 'link', 'set', 'kpmslow0', 'up'], check=True)
@@ -360,8 +359,7 @@ def main():
     finally:
         subprocess.run(['rmmod', 'kpm_slowdev'])
     nsim_waiters(c)
-    print(f'1..{c.n}')
-    return 1 if c.failed else 0
+    return c.finish()
 
 
 if __name__ == '__main__':

@@ -64,7 +64,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import kpm_genl   # noqa: E402
 from kpm_genl import Genl, session_del, session_get, session_new  # noqa: E402
-from ktap_metrics import Checks   # noqa: E402
+from ktap import Ktap   # noqa: E402
 
 TOOL = os.path.join(kpm_genl.TOP, 'tools', 'ksft-perfmon-nl')
 REPORT = os.path.join(kpm_genl.TOP, 'tools', 'ksft-perfmon-report')
@@ -243,9 +243,8 @@ def record_device(c, name, ifname, direction, command, ksrc):
     # what the kernel's own qstats-get says, queue by queue and for the
     # netdev, once the traffic is over
     if genl_q is None:
-        print(f'ok {c.n + 1} qstats.{name}.equal_netdev_genl # SKIP no '
-              'kernel source with the YNL CLI given')
-        c.n += 1
+        c.skip(f'{name}.equal_netdev_genl',
+               'no kernel source with the YNL CLI given')
     else:
         mine = [({'queue-type': d, 'queue-id': i},
                  {k.replace('_', '-'): v for k, v in q.items()})
@@ -602,9 +601,8 @@ def queue_map(c, name, ifname, ksrc, how):
     against netdev-genl and /proc/irq before and after record's COMMAND
     changes it as @how says (change_map())"""
     if not ksrc:
-        c.n += 1
-        print(f'ok {c.n} qstats.{name}.map_equals_netdev_genl # SKIP no '
-              'kernel source with the YNL CLI given')
+        c.skip(f'{name}.map_equals_netdev_genl',
+               'no kernel source with the YNL CLI given')
         return
     ifindex = int(open(f'/sys/class/net/{ifname}/ifindex').read())
     before = genl_map(ksrc, ifindex)
@@ -692,7 +690,7 @@ def main():
     ko = sys.argv[1]
     ksrc = sys.argv[2] if len(sys.argv) == 3 else None
     print('TAP version 13')
-    c = Checks('qstats')
+    c = Ktap('qstats')
     me = [sys.executable, os.path.abspath(__file__), '--send']
     try:
         nsim = nsim_setup()
@@ -709,8 +707,7 @@ def main():
             hold(c, 'nsim', nsim, ko, rtnl=True)
             queue_map(c, 'nsim', nsim, ksrc, 'channels:2')
         else:
-            c.n += 1
-            print(f'ok {c.n} qstats.nsim # SKIP no netdevsim in this kernel')
+            c.skip('nsim', 'no netdevsim in this kernel')
     finally:
         nsim_teardown()
     virtio = virtio_setup()
@@ -741,8 +738,7 @@ def main():
     else:
         c.check(False, 'e1000e', 'no e1000e netdev: vm.sh --e1000e 1 '
                 'gives the guest one')
-    print(f'1..{c.n}')
-    return 1 if c.failed else 0
+    return c.finish()
 
 
 if __name__ == '__main__':

@@ -23,6 +23,7 @@ import tempfile
 import time
 
 import raw_samples
+from ktap import Ktap
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOOL = os.path.join(HERE, '..', 'tools', 'ksft-perfmon-nl')
@@ -68,17 +69,6 @@ def check_raw_times(t, objs, excused=None):
     """the kernel's raw times never go back, but as raw_samples allows"""
     ok, why = raw_samples.times_ok(objs, lambda m: print(f'# {m}'), excused)
     t.check(ok, why)
-
-
-class Test:
-    def __init__(self, name):
-        self.name, self.failed = name, False
-
-    def check(self, ok, what):
-        if not ok:
-            self.failed = True
-            print(f'# {self.name}: {what}')
-        return ok
 
 
 def possible_cpus():
@@ -150,7 +140,7 @@ def cpu_hotplug(t):
     toggled = [c for c in range(1, cpus)
                if os.path.exists(f'{CPU_SYS}/cpu{c}/online')]
     if not toggled:
-        return 'skip: no CPU can go offline'
+        return 'SKIP: no CPU can go offline'
     base = time.monotonic_ns()
     rec = record('--interval', '5', '--ring', '4096', '--time-base',
                  str(base), '--duration', '12')
@@ -816,18 +806,10 @@ def main():
         print('record_robustness.py: no test left to run', file=sys.stderr)
         return 2
     print('TAP version 13')
-    print(f'1..{len(tests)}')
-    failed = 0
-    for i, f in enumerate(tests, 1):
-        t = Test(f.__name__)
-        print(f'# {f.__name__}: start')
-        skip = f(t)
-        if skip:
-            print(f'ok {i} record.{f.__name__} # SKIP {skip[6:]}')
-        else:
-            failed += t.failed
-            print(f'{"not ok" if t.failed else "ok"} {i} record.{f.__name__}')
-    return 1 if failed else 0
+    k = Ktap('record')
+    k.plan(len(tests))
+    k.run_cases(tests, announce=True)
+    return k.finish()
 
 
 if __name__ == '__main__':

@@ -18,6 +18,8 @@ import sys
 import tempfile
 import xml.etree.ElementTree as ET
 
+from ktap import Case, Ktap
+
 TOOL = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..',
                     'tools', 'ksft-perfmon-report')
 SEED = 20261130
@@ -86,16 +88,7 @@ def summary(xs, how):
     return percentile(xs, int(how[1:]))
 
 
-class Test:
-    def __init__(self, name):
-        self.name, self.failed = name, False
-
-    def check(self, ok, what):
-        if not ok:
-            self.failed = True
-            print(f'# {self.name}: {what}')
-        return ok
-
+class Test(Case):
     def close(self, got, want, what):
         if isinstance(want, dict):
             return self.check(isinstance(got, dict) and
@@ -1028,14 +1021,10 @@ TESTS = [rate_over_counter_reset, busy_cores_with_rate,
 
 def main():
     print('TAP version 13')
-    print(f'1..{len(TESTS)}')
-    failed = 0
-    for i, f in enumerate(TESTS, 1):
-        t = Test(f.__name__)
-        f(t)
-        failed += t.failed
-        print(f'{"not ok" if t.failed else "ok"} {i} report.{f.__name__}')
-    return 1 if failed else 0
+    k = Ktap('report')
+    k.plan(len(TESTS))
+    k.run_cases(TESTS, case=Test)
+    return k.finish()
 
 
 if __name__ == '__main__':

@@ -51,7 +51,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import kpm_genl   # noqa: E402
 from kpm_genl import Genl, session_del, session_get, session_new  # noqa: E402
-from ktap_metrics import Checks   # noqa: E402
+from ktap import Ktap   # noqa: E402
 
 TOOL = os.environ.get('KSFT_PERFMON_NL',
                       os.path.join(kpm_genl.TOP, 'tools', 'ksft-perfmon-nl'))
@@ -327,7 +327,7 @@ def main():
         return 0
     ko = sys.argv[1] if len(sys.argv) == 2 else None
     print('TAP version 13')
-    c = Checks('softnet')
+    c = Ktap('softnet')
     g = Genl()
     interval = 20_000_000
     plain = session_new(g, interval, 16, False)
@@ -419,8 +419,7 @@ def main():
         session_del(g, sid)
         session_del(g, plain)
         near_wrap(c, ko, interval)
-    print(f'1..{c.n}')
-    return 1 if c.failed else 0
+    return c.finish()
 
 
 if __name__ == '__main__':

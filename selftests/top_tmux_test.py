@@ -17,7 +17,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from ktap_metrics import Checks   # noqa: E402
+from ktap import Ktap   # noqa: E402
 from record_robustness import write_blocked   # noqa: E402
 
 TOOL = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..',
@@ -149,7 +149,7 @@ def stopped_while_writing(c):
 
 def main():
     print('TAP version 13')
-    c = Checks('tmux')
+    c = Ktap('tmux')
     # a guest's lo starts down
     subprocess.run(['ip', 'link', 'set', 'lo', 'up'], check=True)
     hog = subprocess.Popen(['taskset', '-c', '1', 'sh', '-c',
@@ -236,8 +236,7 @@ def main():
     c.check(not alive and f'session {head.group(1) if head else "?"} '
             not in after, 'ctrl_c_ends_it_and_its_session', f'{after}')
     stopped_while_writing(c)
-    print(f'1..{c.n}')
-    return 1 if c.failed else 0
+    return c.finish()
 
 
 if __name__ == '__main__':

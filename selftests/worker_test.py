@@ -41,7 +41,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import kpm_genl   # noqa: E402
 from kpm_genl import Genl, session_del, session_get, session_new  # noqa: E402
-from ktap_metrics import Checks   # noqa: E402
+from ktap import Ktap, skip_all   # noqa: E402
 
 SESSIONS = '/sys/kernel/debug/ksft_perfmon/sessions'
 FLOOD = os.path.join(kpm_genl.TOP, 'selftests', 'udp_flood')
@@ -77,11 +77,10 @@ def on_timer_cpu(sid):
 
 
 def main():
-    c = Checks('worker')
+    c = Ktap('worker')
     cpus = sorted(os.sched_getaffinity(0))
     if len(cpus) < 3:
-        print(f'1..0 # SKIP {len(cpus)} CPUs: needs 3 or more')
-        return 0
+        return skip_all(f'{len(cpus)} CPUs: needs 3 or more')
     subprocess.run(['ip', 'netns', 'del', NS], stderr=subprocess.DEVNULL)
     senders = []
     try:
@@ -127,8 +126,7 @@ def main():
     c.check(local is not None and local < info.get('samples', 0) / 2,
             'work_not_on_the_busy_cpu',
             f'{local} of {info.get("samples")} on the timer\'s CPU')
-    print(f'1..{c.n}')
-    return 1 if c.failed else 0
+    return c.finish()
 
 
 if __name__ == '__main__':

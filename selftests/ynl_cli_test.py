@@ -21,7 +21,7 @@ import traceback
 import yaml
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from ktap_metrics import Checks   # noqa: E402
+from ktap import Ktap   # noqa: E402
 from softnet_test import Genl, session_get, session_new   # noqa: E402
 
 TOP = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..')
@@ -261,7 +261,7 @@ def self_pretty(text):
 def main():
     ksrc = sys.argv[1]
     print('TAP version 13')
-    c = Checks('cli')
+    c = Ktap('cli')
 
     rc, new, err = cli(ksrc, 'do', 'session-new',
                        {'ifindex': [1], 'interval': 5000000, 'ring-size': 16})
@@ -391,8 +391,7 @@ def main():
     rc2, sessions, err2 = cli(ksrc, 'dump', 'session-get')
     c.check(rc == 0 and rc2 == 0 and sessions == [], 'session_del',
             f'exit {rc} {rc2} {sessions} {err} {err2}')
-    print(f'1..{c.n}')
-    return 1 if c.failed else 0
+    return c.finish()
 
 
 if __name__ == '__main__':
