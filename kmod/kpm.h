@@ -424,6 +424,9 @@ static inline u32 kpm_sample_size(u32 ndevs, u32 flags, u32 nqueues)
 /* netlink.c */
 int kpm_nl_init(void);
 void kpm_nl_exit(void);
+struct kpm_session *
+kpm_nl_session_find(const struct sk_buff *skb, const struct nlattr *attr,
+		    struct netlink_ext_ack *extack);
 
 /* debugfs.c */
 void kpm_debugfs_init(void);
