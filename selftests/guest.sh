@@ -36,22 +36,13 @@ kmemleak=/sys/kernel/debug/kmemleak
 export KPM_MODULE_RANGES=/var/tmp/kpm-module-ranges
 : > "$KPM_MODULE_RANGES"
 
-# KTAP "ok N name" / "not ok N name [# SKIP]" lines into results
-results() {
-	local prefix=$1 line status rest
-	while IFS= read -r line; do
-		printf '%s\n' "$line"
-		case "$line" in
-		"ok "*"# SKIP"*) status=skip rest=${line#ok } ;;
-		"ok "*) status=pass rest=${line#ok } ;;
-		"not ok "*) status=fail rest=${line#not ok } ;;
-		*) continue ;;
-		esac
-		# the name in "N NAME ...", with no program: on the debug kernel
-		# a fork and exec takes 0.2 s, and a guest has hundreds of results
-		rest=${rest#* }
-		echo "KPM-RESULT: $status $prefix${rest%% *}"
-	done
+# a KTAP program's results, as lines that run.sh reads from the console
+. selftests/ktap.sh
+kpm_result() {	# pass|fail|skip NAME
+	echo "KPM-RESULT: $1 $2"
+}
+results() {	# PREFIX
+	ktap_results kpm_result "$1"
 }
 
 # busy_ticks: the time all CPUs spent busy (user to softirq, not idle,

@@ -14,6 +14,7 @@
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
+. selftests/ktap.sh
 
 # the results so far: counts, names of failures, the timeline printed at
 # the end, the first lines of the kernel reports that failed a guest, and
@@ -73,17 +74,13 @@ step setup.driver_selftest_library ksft_lib
 # a host-side KTAP program: each "ok"/"not ok" line is a result, and so is
 # its exit status (one that cannot start reports nothing)
 run_ktap() {	# NAME COMMAND...
-	local name=$1 out rc status test
+	local name=$1 out rc
 	shift
 	echo "== $name"
 	out=$(mktemp)
 	"$@" > "$out"
 	rc=$?
-	cat "$out"
-	while read -r status test; do
-		result "$status" "$test"
-	done < <(sed -n 's/^ok [0-9]* \([^ ]*\) # SKIP.*$/skip \1/p; t
-			  s/^ok [0-9]* /pass /p; s/^not ok [0-9]* /fail /p' "$out")
+	ktap_results result < "$out"
 	[ "$rc" -eq 0 ] && result pass "$name.exit_status" ||
 		result fail "$name.exit_status"
 	rm -f "$out"
