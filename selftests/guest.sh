@@ -242,7 +242,7 @@ suite_main() {
 	# record under CPU hotplug and with a stalled reader (at 1 kHz for a
 	# minute in a guest of its own, suite_minute); record as the
 	# supervisor of its COMMAND, which the kernel has no part in, on 6.12
-	# alone (Documentation/testing.rst)
+	# alone (Documentation/test-coverage.rst)
 	step module.insmod_for_record kpm_insmod
 	if [ "$(basename "$(dirname "$KPM_MODULE")")" = 6.12 ]; then
 		run record /usr/bin/python3 selftests/record_robustness.py \

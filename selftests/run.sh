@@ -294,7 +294,7 @@ guest_cpus() {	# NAME
 # host has cores, a vCPU that waits on another (a spinlock, an IPI, an RCU
 # grace period) burns CPU while the other is not running: two guests side
 # by side cost up to twice the host CPU they cost one after the other
-# (Documentation/testing.rst has the measurements). So the wide jobs, the
+# (Documentation/benchmarks.rst has the measurements). So the wide jobs, the
 # busy guests of more than one vCPU, run one at a time, in lane a. Lane b
 # first sets up the kernels that are built here (the debug kernel's build
 # when it is not cached, at nice 0, beside lane a's first guests), then
