@@ -631,13 +631,21 @@ def queue_map(c, name, ifname, ksrc, how):
     whole = kpm_genl.samples(g, sid)
     session_del(g, sid)
     after = genl_map(ksrc, ifindex)
-    wmaps = [whole_map(whole[k]) for k in sorted(whole)]
-    rmaps = [raw_map(x) for x in raw]
+    # a read that another holder of the lock cut short has no counters
+    # and no map: the samples that say so are left out
+    wread = [whole[k] for k in sorted(whole)
+             if not whole[k]['qstats'][0].get('skipped')]
+    rread = [x for x in raw if not x['qstats'][0].get('skipped')]
+    wmaps = [whole_map(x) for x in wread]
+    rmaps = [raw_map(x) for x in rread]
     print(f'# {name}: {how}: netdev-genl before {before}, after {after}')
     print(f'# {name}: {len(wmaps)} whole samples, versions '
           f'{sorted(set(v for v, _ in wmaps))}; record: {len(rmaps)}, '
-          f'{sorted(set(v for v, _ in rmaps), key=str)}')
-    c.check(rec.returncode == 0 and wmaps and rmaps and
+          f'{sorted(set(v for v, _ in rmaps), key=str)}; skipped reads '
+          f'left out: {len(whole) - len(wread)} and {len(raw) - len(rread)}')
+    # most reads are whole, or the check would have little to go on
+    c.check(rec.returncode == 0 and len(wmaps) * 2 > len(whole) and
+            len(rmaps) * 2 > len(raw) and
             wmaps[0][1] == before and wmaps[-1][1] == after,
             f'{name}.map_equals_netdev_genl',
             f'exit {rec.returncode} {rec.stderr.strip()[:200]}; first '
