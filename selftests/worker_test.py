@@ -12,14 +12,14 @@ the samples whose work ran on the CPU their timer fired on (debugfs's
 sessions, on_timer_cpu: the work's CPU when it starts, against the
 timer's).
 
-- CPU 1 was busy: /proc/stat says it spent 80% of the run or more out of
-  idle (a check of the load, not of the module: 96% to 100% on a quiet
-  host, 89% with a CPU hog beside the guest);
-- the session's timer ran for half the periods of the run or more
-  (session-get's samples and missed), and took a sample in nine periods
-  of ten or more: under TCG, the periods for which the host did not run
-  the timer's or the worker's vCPU count as missed, and the guest cannot
-  tell them from a sampler that was late;
+- CPU 1 was busy: /proc/stat says it spent most of the run out of idle
+  (a check of the load, not of the module);
+- the session kept its beat: its timer ran for half the periods of the
+  run or more, and took a sample in half of them or more (session-get's
+  samples and missed). Under TCG, the periods for which the host did not
+  run the timer's or the worker's vCPU count as missed, and the guest
+  cannot tell them from a sampler that was late: how many were missed
+  is printed, a measure of the host as much as of the module;
 - fewer than half of its samples ran on the timer's CPU, CPU 1.
 
 A sampler on the per-CPU queue of the timer's CPU runs every sample
@@ -116,12 +116,12 @@ def main():
     print(f'# CPU {BUSY_CPU} busy {100 * busy:.0f}% of the run; '
           f'{info.get("samples")} samples, {info.get("missed")} periods '
           f'missed, {local} of them on the timer\'s CPU')
-    c.check(busy >= 0.8, 'softirq_load_kept_the_cpu_busy',
+    c.check(busy > 0.5, 'softirq_load_kept_the_cpu_busy',
             f'CPU {BUSY_CPU} busy {100 * busy:.0f}%')
     periods = info.get('samples', 0) + info.get('missed', 0)
     c.check(periods >= SECONDS * 1e9 / INTERVAL_NS / 2 and
-            info.get('missed', periods) * 10 <= periods,
-            'nine_periods_of_ten_sampled',
+            info.get('missed', periods) * 2 <= periods,
+            'half_the_periods_sampled',
             f'{info.get("samples")} samples, {info.get("missed")} missed')
     c.check(local is not None and local < info.get('samples', 0) / 2,
             'work_not_on_the_busy_cpu',
