@@ -37,21 +37,15 @@ all: module tools
 module:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) W=1 modules
 
-tools: $(TOOLS)
+tools:
+	$(MAKE) -C tools
 
 TOOL_SRCS = tools/samples.c tools/json.c tools/nl.c tools/top.c
 TOOL_DEPS = $(TOOL_SRCS) tools/samples.h tools/json.h tools/nl.h tools/top.h \
 	    uapi/linux/ksft_perfmon.h
 
-tools/ksft-perfmon-nl: tools/ksft-perfmon-nl.c $(TOOL_DEPS)
-	$(CC) $(TOOL_CFLAGS) -o $@ $< $(TOOL_SRCS) $(TOOL_LIBS)
-
-tools/ksft-perfmon-report: tools/ksft-perfmon-report.c tools/report.c \
-			   tools/openmetrics.c tools/report.h tools/json.c \
-			   tools/json.h
-	$(CC) $(CFLAGS) -Itools $(shell pkg-config --cflags jansson) -o $@ $< \
-		tools/report.c tools/openmetrics.c tools/json.c \
-		$(shell pkg-config --libs jansson) -lm
+# tools/Makefile knows their dependencies; one make of it at a time
+$(TOOLS): tools
 
 selftests: $(SELFTESTS)
 
@@ -183,4 +177,5 @@ check-generated:
 
 clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
-	rm -rf $(TOOLS) $(SELFTESTS) $(BENCH) selftests/fuzz_samples build
+	$(MAKE) -C tools clean
+	rm -rf $(SELFTESTS) $(BENCH) selftests/fuzz_samples build
