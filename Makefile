@@ -17,7 +17,7 @@ KDIR ?= /usr/src/linux-headers-$(KVER)
 
 CFLAGS ?= -O2 -g
 CFLAGS += -Wall -Wextra -Werror -std=gnu11
-TOOL_CFLAGS = $(CFLAGS) -Iuapi -Itools $(shell pkg-config --cflags libnl-genl-3.0)
+TOOL_CFLAGS = $(CFLAGS) -Iuapi -Itools/lib $(shell pkg-config --cflags libnl-genl-3.0)
 TOOL_LIBS = $(shell pkg-config --libs libnl-genl-3.0) -lm
 
 TOOLS = tools/ksft-perfmon-nl tools/ksft-perfmon-report
@@ -40,12 +40,12 @@ module:
 tools:
 	$(MAKE) -C tools
 
-TOOL_SRCS = tools/samples.c tools/json.c tools/nl.c tools/top.c
-TOOL_DEPS = $(TOOL_SRCS) tools/samples.h tools/json.h tools/nl.h tools/top.h \
-	    uapi/linux/ksft_perfmon.h
+# the code the tools share with the C selftests and the benchmarks
+LIBKPM = tools/lib/libkpm.a
+LIBKPM_DEPS = $(LIBKPM) $(wildcard tools/lib/*.h) uapi/linux/ksft_perfmon.h
 
 # tools/Makefile knows their dependencies; one make of it at a time
-$(TOOLS): tools
+$(TOOLS) $(LIBKPM): tools
 
 selftests: $(SELFTESTS)
 
@@ -53,34 +53,30 @@ selftests/clock_step.so: selftests/clock_step.c
 	$(CC) $(CFLAGS) -shared -fPIC -o $@ $< -ldl
 
 # as the kernel builds its selftests: kselftest_harness.h is not -Wextra clean
-selftests/ksft_perfmon_nl_test: selftests/ksft_perfmon_nl_test.c \
-				tools/nl.c tools/nl.h uapi/linux/ksft_perfmon.h
-	$(CC) -O2 -g -Wall -Werror -Iuapi -Itools -I$(KSFT_DIR) \
-		$(shell pkg-config --cflags libnl-genl-3.0) -o $@ $< tools/nl.c \
+selftests/ksft_perfmon_nl_test: selftests/ksft_perfmon_nl_test.c $(LIBKPM_DEPS)
+	$(CC) -O2 -g -Wall -Werror -Iuapi -Itools/lib -I$(KSFT_DIR) \
+		$(shell pkg-config --cflags libnl-genl-3.0) -o $@ $< $(LIBKPM) \
 		$(TOOL_LIBS)
 
-selftests/dump_test: selftests/dump_test.c tools/nl.c tools/nl.h \
-		     uapi/linux/ksft_perfmon.h
-	$(CC) -O2 -g -Wall -Werror -Iuapi -Itools -I$(KSFT_DIR) \
-		$(shell pkg-config --cflags libnl-genl-3.0) -o $@ $< tools/nl.c \
+selftests/dump_test: selftests/dump_test.c $(LIBKPM_DEPS)
+	$(CC) -O2 -g -Wall -Werror -Iuapi -Itools/lib -I$(KSFT_DIR) \
+		$(shell pkg-config --cflags libnl-genl-3.0) -o $@ $< $(LIBKPM) \
 		$(TOOL_LIBS)
 
-selftests/rmmod_race: selftests/rmmod_race.c tools/nl.c tools/nl.h \
-		      uapi/linux/ksft_perfmon.h
-	$(CC) -O2 -g -Wall -Werror -pthread -Iuapi -Itools -I$(KSFT_DIR) \
-		$(shell pkg-config --cflags libnl-genl-3.0) -o $@ $< tools/nl.c \
+selftests/rmmod_race: selftests/rmmod_race.c $(LIBKPM_DEPS)
+	$(CC) -O2 -g -Wall -Werror -pthread -Iuapi -Itools/lib -I$(KSFT_DIR) \
+		$(shell pkg-config --cflags libnl-genl-3.0) -o $@ $< $(LIBKPM) \
 		$(TOOL_LIBS)
 
-selftests/nl_fuzz: selftests/nl_fuzz.c tools/nl.c tools/nl.h \
-		   uapi/linux/ksft_perfmon.h
-	$(CC) -O2 -g -Wall -Werror -Iuapi -Itools -I$(KSFT_DIR) \
-		$(shell pkg-config --cflags libnl-genl-3.0) -o $@ $< tools/nl.c \
+selftests/nl_fuzz: selftests/nl_fuzz.c $(LIBKPM_DEPS)
+	$(CC) -O2 -g -Wall -Werror -Iuapi -Itools/lib -I$(KSFT_DIR) \
+		$(shell pkg-config --cflags libnl-genl-3.0) -o $@ $< $(LIBKPM) \
 		$(TOOL_LIBS)
 
-selftests/samples_test: selftests/samples_test.c $(TOOL_DEPS)
-	$(CC) -O2 -g -Wall -Werror -Iuapi -Itools -I$(KSFT_DIR) \
-		$(shell pkg-config --cflags libnl-genl-3.0) -o $@ $< \
-		$(TOOL_SRCS) $(TOOL_LIBS)
+selftests/samples_test: selftests/samples_test.c $(LIBKPM_DEPS)
+	$(CC) -O2 -g -Wall -Werror -Iuapi -Itools/lib -I$(KSFT_DIR) \
+		$(shell pkg-config --cflags libnl-genl-3.0) -o $@ $< $(LIBKPM) \
+		$(TOOL_LIBS)
 
 # the softirq load of selftests/worker_test.py
 selftests/udp_flood: selftests/udp_flood.c
@@ -90,26 +86,30 @@ selftests/udp_flood: selftests/udp_flood.c
 selftests/extend_test: selftests/extend_test.c kmod/extend.h
 	$(CC) -O2 -g -Wall -Werror -I$(KSFT_DIR) -o $@ $<
 
-selftests/json_repr_test: selftests/json_repr_test.c $(TOOL_DEPS)
-	$(CC) $(TOOL_CFLAGS) -o $@ $< $(TOOL_SRCS) $(TOOL_LIBS)
+selftests/json_repr_test: selftests/json_repr_test.c $(LIBKPM_DEPS)
+	$(CC) $(TOOL_CFLAGS) -o $@ $< $(LIBKPM) $(TOOL_LIBS)
 
 KSFT_DIR ?= $(shell scripts/kernel.sh selftests)
 
 # libFuzzer on the tool's parsing and JSON writing, for FUZZ_TIME seconds;
-# the corpus it grows stays in build/fuzz-corpus
+# the corpus it grows stays in build/fuzz-corpus. Built with clang and its
+# sanitizers, from the library's sources, not from libkpm.a.
 FUZZ_TIME ?= 60
 FUZZ_SEED ?= 1
-selftests/fuzz_samples: selftests/fuzz_samples.c $(TOOL_DEPS)
+FUZZ_SRCS = tools/lib/samples.c tools/lib/ktap.c tools/lib/json.c \
+	    tools/lib/nl.c
+selftests/fuzz_samples: selftests/fuzz_samples.c $(FUZZ_SRCS) \
+			$(wildcard tools/lib/*.h) uapi/linux/ksft_perfmon.h
 	clang -g -O1 -Wall -Werror -fsanitize=fuzzer,address,undefined \
-		-fno-sanitize-recover=all -Iuapi -Itools \
+		-fno-sanitize-recover=all -Iuapi -Itools/lib \
 		$(shell pkg-config --cflags libnl-genl-3.0) -o $@ $< \
-		$(TOOL_SRCS) $(TOOL_LIBS)
+		$(FUZZ_SRCS) $(TOOL_LIBS)
 
 BENCH = bench/fmt_bench bench/u2_sampler bench/spin
 
-bench/fmt_bench: bench/fmt_bench.c $(TOOL_DEPS)
+bench/fmt_bench: bench/fmt_bench.c $(LIBKPM_DEPS)
 	$(CC) $(TOOL_CFLAGS) $(shell pkg-config --cflags jansson) -o $@ $< \
-		$(TOOL_SRCS) $(TOOL_LIBS) $(shell pkg-config --libs jansson)
+		$(LIBKPM) $(TOOL_LIBS) $(shell pkg-config --libs jansson)
 
 bench/u2_sampler: bench/u2_sampler.c
 	$(CC) $(CFLAGS) -o $@ $< -lm

@@ -2,7 +2,7 @@
 /*
  * The formatting benchmark, the tool's side: the samples of a
  * "ksft-perfmon-nl dump" file turned into KTAP metric lines by record's
- * own code (tools/samples.c), N times. Prints the lines of one pass on
+ * own code (tools/lib/samples.c and ktap.c), N times. Prints the lines of one pass on
  * stdout and "lines=... seconds=... lines_per_s=..." on stderr, as
  * bench/kpm_format.py does for the Python way.
  *
@@ -16,6 +16,7 @@
 
 #include <jansson.h>
 
+#include "ktap.h"
 #include "samples.h"
 
 static uint64_t get_u64(json_t *o, const char *key)

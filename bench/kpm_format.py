@@ -47,7 +47,7 @@ def policies(nics):
 
 
 class Record:
-    """ksft-perfmon-nl record's arithmetic (tools/samples.c)"""
+    """ksft-perfmon-nl record's arithmetic (tools/lib/ktap.c)"""
 
     def __init__(self, host, time_base, nics):
         self.host, self.time_base, self.nics = host, time_base, nics

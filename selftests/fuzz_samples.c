@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libFuzzer harness for the tool's userspace parsing and JSON writing:
- * tools/samples.c (sample-get messages to samples to metric lines) and
- * tools/json.c (the host label, every number).
+ * tools/lib/samples.c and ktap.c (sample-get messages to samples to
+ * metric lines) and tools/lib/json.c (the host label, every number).
  *
  * The input is a small program, so that most inputs reach deep: each
  * operation byte builds part of a sample-get message the way the kernel
@@ -24,6 +24,7 @@
 #include <netlink/genl/genl.h>
 
 #include "json.h"
+#include "ktap.h"
 #include "samples.h"
 
 struct input {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Driver for json_repr_test.py: writes what tools/json.c makes of each
+ * Driver for json_repr_test.py: writes what tools/lib/json.c makes of each
  * input line, so that Python can compare it with its own json.dumps().
  *   f VALUE        py_float_repr()
  *   r VALUE N      py_round() then py_float_repr()
@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "json.h"
+#include "ktap.h"
 #include "samples.h"
 
 static void write_doc(char *tokens)

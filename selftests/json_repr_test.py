@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
-"""tools/json.c writes numbers and strings byte for byte as Python does.
+"""tools/lib/json.c writes numbers and strings byte for byte as Python does.
 
 Compares against Python itself on fixed edge cases and on random values
 (seeded; KPM_SEED overrides). Prints KTAP results.

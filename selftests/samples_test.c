@@ -16,6 +16,7 @@
 #include <netlink/genl/genl.h>
 
 #include "kselftest_harness.h"
+#include "ktap.h"
 #include "samples.h"
 
 #define MS	1000000ULL

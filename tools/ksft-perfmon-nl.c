@@ -29,6 +29,7 @@
 #include <linux/ksft_perfmon.h>
 
 #include "json.h"
+#include "ktap.h"
 #include "nl.h"
 #include "samples.h"
 #include "top.h"
@@ -169,57 +170,9 @@ static int talk(struct kpm_nl *nl, const char *op, struct nl_msg *msg,
 
 /* ---- sessions --------------------------------------------------------- */
 
-static struct nla_policy session_policy[KSFT_PERFMON_A_SESSION_MAX + 1] = {
-	[KSFT_PERFMON_A_SESSION_ID] = { .type = NLA_U32 },
-	[KSFT_PERFMON_A_SESSION_IFINDEX] = { .type = NLA_U32 },
-	[KSFT_PERFMON_A_SESSION_RING_SIZE] = { .type = NLA_U32 },
-	[KSFT_PERFMON_A_SESSION_CPUS] = { .type = NLA_U32 },
-	[KSFT_PERFMON_A_SESSION_SAMPLE_SIZE] = { .type = NLA_U32 },
-	[KSFT_PERFMON_A_SESSION_CPU_NET] = { .type = NLA_FLAG },
-	[KSFT_PERFMON_A_SESSION_QUEUES] = { .type = NLA_U32 },
-};
-
-static int session_parse(struct nl_msg *msg, struct session *s)
-{
-	struct nlattr *tb[KSFT_PERFMON_A_SESSION_MAX + 1];
-	struct nlmsghdr *nlh = nlmsg_hdr(msg);
-	struct nlattr *a;
-	int rem;
-
-	memset(s, 0, sizeof(*s));
-	if (genlmsg_parse(nlh, 0, tb, KSFT_PERFMON_A_SESSION_MAX,
-			  session_policy) || !tb[KSFT_PERFMON_A_SESSION_ID])
-		return -EINVAL;
-	s->id = nla_get_u32(tb[KSFT_PERFMON_A_SESSION_ID]);
-	s->interval = kpm_nla_get_uint(tb[KSFT_PERFMON_A_SESSION_INTERVAL]);
-	if (tb[KSFT_PERFMON_A_SESSION_RING_SIZE])
-		s->ring_size = nla_get_u32(tb[KSFT_PERFMON_A_SESSION_RING_SIZE]);
-	if (tb[KSFT_PERFMON_A_SESSION_CPUS])
-		s->cpus = nla_get_u32(tb[KSFT_PERFMON_A_SESSION_CPUS]);
-	if (tb[KSFT_PERFMON_A_SESSION_SAMPLE_SIZE])
-		s->sample_size =
-			nla_get_u32(tb[KSFT_PERFMON_A_SESSION_SAMPLE_SIZE]);
-	s->samples = kpm_nla_get_uint(tb[KSFT_PERFMON_A_SESSION_SAMPLES]);
-	s->lost = kpm_nla_get_uint(tb[KSFT_PERFMON_A_SESSION_LOST]);
-	s->cost = kpm_nla_get_uint(tb[KSFT_PERFMON_A_SESSION_COST]);
-	s->missed = kpm_nla_get_uint(tb[KSFT_PERFMON_A_SESSION_MISSED]);
-	s->cpu_net = tb[KSFT_PERFMON_A_SESSION_CPU_NET];
-	if (tb[KSFT_PERFMON_A_SESSION_QUEUES])
-		s->queues = nla_get_u32(tb[KSFT_PERFMON_A_SESSION_QUEUES]);
-	s->qstats_skipped =
-		kpm_nla_get_uint(tb[KSFT_PERFMON_A_SESSION_QSTATS_SKIPPED]);
-	if (s->queues > KSFT_PERFMON_QUEUES_MAX)
-		return -EINVAL;
-	nlmsg_for_each_attr(a, nlh, GENL_HDRLEN, rem)
-		if (nla_type(a) == KSFT_PERFMON_A_SESSION_IFINDEX &&
-		    s->ndevs < KSFT_PERFMON_DEVS_MAX)
-			s->ifindex[s->ndevs++] = nla_get_u32(a);
-	return 0;
-}
-
 static int session_one_cb(struct nl_msg *msg, void *arg)
 {
-	if (session_parse(msg, arg))
+	if (session_parse(nlmsg_hdr(msg), arg))
 		die("malformed session message from the kernel");
 	return NL_OK;
 }
@@ -1680,7 +1633,7 @@ static int show_cb(struct nl_msg *msg, void *arg)
 	struct session s;
 	unsigned int i;
 
-	if (session_parse(msg, &s))
+	if (session_parse(nlmsg_hdr(msg), &s))
 		die("malformed session message from the kernel");
 	if (w) {
 		show_json(w, &s);
