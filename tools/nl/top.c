@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * One frame of "ksft-perfmon-nl top". A CPU's percentages are its kcpustat
+ * "ksft-perfmon-nl top": a live view from the module, a frame each
+ * interval, until SIGINT, SIGTERM or --count. A CPU's percentages are its kcpustat
  * times' shares of the interval, over user, nice, system, idle, iowait,
  * irq, softirq and steal as /proc/stat's readers add them up; idle
  * includes iowait, busy is the rest. A CPU's network counts (cpu-net:
@@ -8,10 +9,13 @@
  * --queues, each queue's rates are per second of the samples' own times.
  */
 
+#include <getopt.h>
+#include <net/if.h>
 #include <string.h>
+#include <unistd.h>
 
-#include "nl.h"
-#include "top.h"
+#include "child.h"
+#include "nl-cmd.h"
 
 #define BAR_WIDTH	30
 #define NET_COLS	6
@@ -180,8 +184,13 @@ static void queue_rows(FILE *f, const char *name, const struct sample *prev,
 			name);
 }
 
-void top_frame(FILE *f, const struct session *s, const struct sample *prev,
-	       const struct sample *now, const char *const *ifnames)
+/*
+ * Print the frame of @prev to @now (samples of @s) to @f; @ifnames names
+ * the session's netdevs (NULL entries print as their ifindex).
+ */
+static void top_frame(FILE *f, const struct session *s,
+		      const struct sample *prev, const struct sample *now,
+		      const char *const *ifnames)
 {
 	double secs = (double)delta(prev->time, now->time) / NSEC_PER_SEC;
 	double pct[P_NR], sum[P_NR] = {};
@@ -254,4 +263,136 @@ void top_frame(FILE *f, const struct session *s, const struct sample *prev,
 			snprintf(name, sizeof(name), "%u", now->dev[i].ifindex);
 		queue_rows(f, name, prev, now, i, secs);
 	}
+}
+
+static const char top_usage[] =
+"usage: " PROG " top [OPTIONS]\n"
+"\n"
+"A live view from the module: per-CPU utilization, per-CPU network\n"
+"counts (softnet's packets, drops, squeezed polls and RPS, and the NET_RX\n"
+"and NET_TX softirqs, a second) and NIC rates, refreshed each interval,\n"
+"like mpstat -P ALL 1. SIGINT or SIGTERM ends it (after a write to a\n"
+"full pipe, once its reader reads).\n"
+"\n"
+"  -i, --ifname NAME     show netdev NAME (repeatable)\n"
+"  -x, --ifindex N       show the netdev of index N (repeatable)\n"
+"  -I, --interval MS     sampling and refresh interval in ms (default 1000;\n"
+"                        refreshes at most every 100 ms)\n"
+"  -n, --count N         stop after N frames (default: never)\n"
+"  -Q, --queues N        each netdev's queue statistics, of its first N\n"
+"                        queues of each direction (1 to 64), as\n"
+"                        netdev-genl's qstats-get reports them\n"
+"  -h, --help            this text\n";
+
+struct top_state {
+	struct sample latest;
+	bool have;
+};
+
+static void top_keep(struct drain *d, const struct sample *smp)
+{
+	struct top_state *st = d->arg;
+
+	sample_copy(&st->latest, smp, d->s->cpus);
+	st->have = true;
+}
+
+int do_top(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "ifname", required_argument, NULL, 'i' },
+		{ "ifindex", required_argument, NULL, 'x' },
+		{ "interval", required_argument, NULL, 'I' },
+		{ "count", required_argument, NULL, 'n' },
+		{ "queues", required_argument, NULL, 'Q' },
+		{ "help", no_argument, NULL, 'h' },
+		{}
+	};
+	struct session_opts so = { .cpu_net = true };
+	char names[KSFT_PERFMON_DEVS_MAX][IF_NAMESIZE];
+	const char *ifnames[KSFT_PERFMON_DEVS_MAX] = {};
+	uint32_t ifindex[KSFT_PERFMON_DEVS_MAX];
+	uint64_t interval = NSEC_PER_SEC, refresh, count = 0, frames = 0;
+	bool tty = isatty(STDOUT_FILENO);
+	unsigned int ndevs = 0;
+	struct top_state st = {};
+	struct sample prev = {};
+	struct session s;
+	struct kpm_nl nl;
+	struct drain d;
+	int opt;
+
+	while ((opt = getopt_long(argc, argv, "i:x:I:n:Q:h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'i':
+		case 'x':
+			parse_netdev(opt, optarg, ifindex, &ndevs);
+			ifnames[ndevs - 1] = if_indextoname(ifindex[ndevs - 1],
+							    names[ndevs - 1]);
+			break;
+		case 'I':
+			interval = parse_interval(optarg);
+			break;
+		case 'n':
+			count = parse_u64("--count", optarg, UINT64_MAX);
+			break;
+		case 'Q':
+			so.queues = parse_queues(optarg);
+			break;
+		case 'h':
+			fputs(top_usage, stdout);
+			return 0;
+		default:
+			fputs(top_usage, stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		fputs(top_usage, stderr);
+		return EXIT_USAGE;
+	}
+	if (so.queues && !ndevs)
+		die("--queues: the queues are of netdevs: give --ifname or --ifindex");
+	refresh = interval > 100 * NSEC_PER_MSEC ? interval :
+		100 * NSEC_PER_MSEC;
+
+	kpm_nl_open(&nl);
+	if (session_new(&nl, ifindex, ndevs, interval, 16,
+			&so, &s, NULL) ||
+	    session_get(&nl, s.id, &s))
+		return EXIT_ERROR;
+	if (sample_alloc(&st.latest, s.cpus) || sample_alloc(&prev, s.cpus) ||
+	    sample_alloc_queues(&st.latest, &s) ||
+	    sample_alloc_queues(&prev, &s) ||
+	    drain_init(&d, &s, top_keep, &st))
+		die("out of memory");
+	install_handlers();
+	/* the session's first sample, taken when it started */
+	if (drain(&nl, &d))
+		return EXIT_ERROR;
+	if (st.have)
+		sample_copy(&prev, &st.latest, s.cpus);
+	while (!stop_signal && (!count || frames < count)) {
+		sleep_ns(refresh);
+		if (drain(&nl, &d))
+			return EXIT_ERROR;
+		if (!st.have || st.latest.seq == prev.seq)
+			continue;
+		if (prev.time) {
+			if (tty)
+				fputs("\033[H\033[2J", stdout);
+			else if (frames)
+				putchar('\n');
+			top_frame(stdout, &s, &prev, &st.latest, ifnames);
+			fflush(stdout);
+			frames++;
+		}
+		sample_copy(&prev, &st.latest, s.cpus);
+	}
+	if (session_del(&nl, s.id))
+		return EXIT_ERROR;
+	sample_free(&prev);
+	sample_free(&st.latest);
+	drain_free(&d);
+	return 0;
 }

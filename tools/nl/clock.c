@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * "ksft-perfmon-nl clock": CLOCK_MONOTONIC in ns, or how far ahead of
+ * ours the clock of another host is, by the answers of a command that
+ * prints it.
+ */
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "nl-cmd.h"
+
+static const char clock_usage[] =
+"usage: " PROG " clock [-- COMMAND [ARGS...]]\n"
+"\n"
+"Print CLOCK_MONOTONIC in ns: what --time-base takes, on this host.\n"
+"\n"
+"With COMMAND, one that prints another host's clock (\"ssh HOST\n"
+PROG " clock\"), print how many ns that clock is ahead of ours\n"
+"instead. COMMAND runs three times; each answer is compared with our\n"
+"clock when it arrives, and the largest difference wins: starting a\n"
+"command takes far longer than its answer takes to come back.\n"
+"\n"
+"  -h, --help            this text\n";
+
+/* COMMAND's clock minus ours when its answer arrived */
+static int64_t clock_offset(char **argv)
+{
+	char buf[64] = "";
+	long long remote;
+	size_t len = 0;
+	int fd[2], st;
+	uint64_t now;
+	ssize_t n;
+	char *end;
+	pid_t pid;
+
+	if (pipe(fd))
+		die("pipe: %s", strerror(errno));
+	pid = fork();
+	if (pid < 0)
+		die("fork: %s", strerror(errno));
+	if (!pid) {
+		dup2(fd[1], STDOUT_FILENO);
+		close(fd[0]);
+		close(fd[1]);
+		execvp(argv[0], argv);
+		fprintf(stderr, PROG ": cannot run %s: %s\n", argv[0],
+			strerror(errno));
+		_exit(127);
+	}
+	close(fd[1]);
+	while ((n = read(fd[0], buf + len, sizeof(buf) - 1 - len)) > 0)
+		len += n;
+	now = now_ns();
+	close(fd[0]);
+	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
+		die("clock: %s failed", argv[0]);
+	if (WEXITSTATUS(st) == 127)	/* the child said why */
+		nl_exit(EXIT_ERROR);
+	if (WEXITSTATUS(st))
+		die("clock: %s exited %d", argv[0], WEXITSTATUS(st));
+	buf[len] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	errno = 0;
+	remote = strtoll(buf, &end, 10);
+	if (errno || end == buf || *end || remote < 0)
+		die("clock: %s printed '%s', not a clock", argv[0], buf);
+	return remote - (int64_t)now;
+}
+
+int do_clock(int argc, char **argv)
+{
+	int64_t best = 0, off;
+	int i;
+
+	if (argc == 2 && (!strcmp(argv[1], "-h") ||
+			  !strcmp(argv[1], "--help"))) {
+		fputs(clock_usage, stdout);
+		return 0;
+	}
+	if (argc == 1) {
+		printf("%llu\n", (unsigned long long)now_ns());
+		return 0;
+	}
+	if (strcmp(argv[1], "--") || argc < 3) {
+		fputs("usage: " PROG " clock [-- COMMAND [ARGS...]]\n", stderr);
+		return EXIT_USAGE;
+	}
+	for (i = 0; i < 3; i++) {
+		off = clock_offset(argv + 2);
+		if (!i || off > best)
+			best = off;
+	}
+	printf("%lld\n", (long long)best);
+	return 0;
+}

@@ -1,0 +1,429 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * "ksft-perfmon-nl record": sample while COMMAND runs, or for --duration,
+ * spool the samples as they are read, and print the KTAP metric lines
+ * once the session is gone. child.c supervises COMMAND; spool.c turns
+ * the spool into lines.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "child.h"
+#include "ktap.h"
+#include "nl-cmd.h"
+#include "spool.h"
+
+/*
+ * Reads come often enough that a quarter of the ring never fills up, and
+ * at most a second apart: a read costs about a millisecond of a TCG
+ * guest's CPU whatever it carries (wake-up, request, dump start), on top
+ * of each sample's. With --spool, at most 200 ms apart: what a SIGKILL
+ * loses.
+ */
+#define READ_PERIOD_MAX		NSEC_PER_SEC
+#define READ_PERIOD_SPOOL_MAX	(200 * NSEC_PER_MSEC)
+#define RING_DEFAULT		256
+#define RING_DEFAULT_MAX	4096
+/* a quarter of what one socket's sessions may hold */
+#define RING_DEFAULT_BYTES	(4 << 20)
+/* record --queues: the queues of each direction a sample holds */
+#define QUEUES_DEFAULT		16
+
+/*
+ * record's default ring: 256 samples, or as many as make a quarter of the
+ * ring the longest time between reads, @period_max, up to 4096 (at 1 ms a
+ * ring of 256 would be read every 64 ms); then halved while over
+ * RING_DEFAULT_BYTES.
+ */
+static uint32_t ring_default(uint64_t interval, uint64_t period_max)
+{
+	uint32_t ring = RING_DEFAULT;
+
+	while (ring < RING_DEFAULT_MAX && interval * (ring / 4) < period_max)
+		ring *= 2;
+	return ring;
+}
+
+/* the netdevs whose queue statistics record asked for and never had */
+static void print_no_queues(const struct record *r)
+{
+	uint32_t d;
+
+	for (d = 0; r->qseen && d < r->qdevs; d++)
+		if (!r->qseen[d])
+			printf("# ksft-perfmon: no queue statistics read from netdev %u: its driver has none, it was down, or their lock was always held\n",
+			       r->qifindex[d]);
+}
+
+/*
+ * The kernel selftests' bkg(..., ksft_ready=True) passes a pipe in
+ * KSFT_READY_FD and waits for a line on it: sampling has started. The
+ * line names our pid, so that a helper can stop a record it started on
+ * another host.
+ *
+ * ready_fd() reads the variable before record opens anything, so that a
+ * descriptor that is open then is the caller's: one that is not is
+ * refused, where record would later have written into a file of its own.
+ * The variable is not passed on to COMMAND.
+ */
+static int ready_fd(void)
+{
+	const char *env = getenv("KSFT_READY_FD");
+	int fd;
+
+	if (!env)
+		return -1;
+	fd = parse_u64("KSFT_READY_FD", env, INT_MAX);
+	if (fcntl(fd, F_GETFD) < 0)
+		die("KSFT_READY_FD: %d is not an open file descriptor", fd);
+	unsetenv("KSFT_READY_FD");
+	return fd;
+}
+
+static void tell_ready(int fd)
+{
+	struct sigaction ign = { .sa_handler = SIG_IGN }, old;
+
+	if (fd < 0)
+		return;
+	/* a reader that went away is no reason to stop recording */
+	sigaction(SIGPIPE, &ign, &old);
+	dprintf(fd, "ready %d\n", (int)getpid());
+	sigaction(SIGPIPE, &old, NULL);
+	if (fd > STDERR_FILENO)
+		close(fd);
+}
+
+static const char record_usage[] =
+"usage: " PROG " record [OPTIONS] (--duration S | -- COMMAND [ARGS...])\n"
+"\n"
+"Sample the CPUs and netdevs in the kernel while COMMAND runs, or for S\n"
+"seconds, then print the KTAP metric policy and observation lines.\n"
+"\n"
+"  -i, --ifname NAME     sample netdev NAME (repeatable)\n"
+"  -x, --ifindex N       sample the netdev of index N (repeatable)\n"
+"  -I, --interval MS     sampling interval in ms, fractions allowed\n"
+"                        (default 1000; the kernel takes 0.1 to 60000)\n"
+"  -r, --ring N          samples the kernel keeps between reads (default:\n"
+"                        4 s of samples, 0.8 s with --spool, as a power\n"
+"                        of two from 256 to 4096, and 4 MiB at most);\n"
+"                        record reads every quarter of the ring's time,\n"
+"                        at most 1 s (200 ms with --spool) apart\n"
+"  -H, --host LABEL      the host label of every line (default local)\n"
+"  -t, --time-base NS    CLOCK_MONOTONIC ns that time 0 stands for\n"
+"                        (default: when recording starts)\n"
+"  -d, --duration S      record for S seconds, fractions allowed\n"
+"  -k, --kill-after S    when recording stops before COMMAND exits, give\n"
+"                        it S seconds after the signal, then SIGKILL\n"
+"                        (default 5)\n"
+"      --raw             print the raw samples as dump does, one JSON\n"
+"                        object a line, instead of the metric lines\n"
+"  -S, --spool FILE      keep the samples read so far in FILE, written\n"
+"                        out at each read, for replay after a record\n"
+"                        that was killed\n"
+"  -m, --metrics LIST    print these metrics too, comma-separated, or\n"
+"                        all of them with \"all\" (repeatable): see\n"
+"                        METRICS below\n"
+"  -Q, --queues N        with nic.queue metrics, the queues of each\n"
+"                        direction of a netdev they cover (default 16,\n"
+"                        at most 64)\n"
+"  -h, --help            this text\n"
+"\n"
+"METRICS, besides the default set (cpu.time.usr, cpu.time.sys,\n"
+"cpu.time.sirq, cpu.utilization, and with netdevs nic.rx.dropped,\n"
+"nic.rx.missed_errors, nic.tx.dropped), which the kernel samples only\n"
+"when one of them is asked for. Per-cpu counts since the start:\n"
+"  cpu.softnet.processed  packets into the receive core (softnet_stat)\n"
+"  cpu.softnet.dropped    packets dropped on a full backlog\n"
+"  cpu.softnet.squeezed   NAPI rounds that ran out of budget or time\n"
+"  cpu.softnet.rps        RPS IPIs taken\n"
+"  cpu.softirq.net_rx     NET_RX softirqs run (/proc/softirqs)\n"
+"  cpu.softirq.net_tx     NET_TX softirqs run\n"
+"Counts of each queue of each netdev since the start, scalars labelled\n"
+"with its ifindex and queue, from drivers with queue statistics (the\n"
+"netdev family's qstats-get); \"all\" has them only with netdevs:\n"
+"  nic.queue.rx.packets, nic.queue.rx.bytes, nic.queue.rx.alloc_fail,\n"
+"  nic.queue.rx.hw_drops, nic.queue.tx.packets, nic.queue.tx.bytes,\n"
+"  nic.queue.tx.stop\n"
+"The CPU each queue's IRQ goes to, at the start and whenever the netdev's\n"
+"map of queues to NAPI instances, IRQs and CPUs changes, scalars\n"
+"labelled with its ifindex, queue, napi_id, irq and map_version, for\n"
+"drivers that link their queues to NAPI instances with an IRQ:\n"
+"  nic.queue.rx.cpu, nic.queue.tx.cpu\n"
+"\n"
+"COMMAND runs in a process group of its own. SIGINT, SIGTERM, SIGHUP and\n"
+"SIGQUIT end recording and are passed on to that group; a second one, or\n"
+"the group still running after --kill-after, sends SIGKILL. An error the\n"
+"kernel reports while recording stops COMMAND the same way; what was\n"
+"recorded is still printed, with a diagnostic line. record exits only\n"
+"once COMMAND is reaped, and its output written: a write to a full pipe\n"
+"waits for the reader, whatever the signals. With KSFT_READY_FD set to an\n"
+"open descriptor, \"ready PID\" is written to it once the kernel samples\n"
+"(the kernel selftests' bkg(ksft_ready=True) convention); COMMAND does not\n"
+"see the variable.\n"
+"Exit status: 1 on an error (output that could not be written is one),\n"
+"2 on a usage error; else COMMAND's as a shell gives it (128+N when a\n"
+"signal N ended it) when not 0; else 3 when samples were lost; else 0.\n";
+
+/* --metrics all: every optional metric, the queues' only with netdevs */
+#define M_ALL	(1U << 31)
+
+/* --metrics LIST: the optional metrics it names, as M_BIT()s, or M_ALL */
+static uint32_t parse_metrics(const char *list)
+{
+	const char *p = list, *end;
+	uint32_t metrics = 0;
+	size_t len;
+	int m;
+
+	do {
+		end = p + strcspn(p, ",");
+		len = end - p;
+		if (len == 3 && !strncmp(p, "all", 3)) {
+			metrics |= M_ALL;
+		} else {
+			for (m = M_FIRST_OPTIONAL; m < M_NR; m++)
+				if (strlen(metric_names[m]) == len &&
+				    !strncmp(p, metric_names[m], len))
+					break;
+			if (m == M_NR)
+				die("--metrics: no optional metric '%.*s' (record --help lists them)",
+				    (int)len, p);
+			metrics |= M_BIT(m);
+		}
+		p = end + 1;
+	} while (*end);
+	return metrics;
+}
+
+int do_record(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "ifname", required_argument, NULL, 'i' },
+		{ "ifindex", required_argument, NULL, 'x' },
+		{ "interval", required_argument, NULL, 'I' },
+		{ "ring", required_argument, NULL, 'r' },
+		{ "host", required_argument, NULL, 'H' },
+		{ "time-base", required_argument, NULL, 't' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "kill-after", required_argument, NULL, 'k' },
+		{ "raw", no_argument, NULL, 'R' },
+		{ "spool", required_argument, NULL, 'S' },
+		{ "metrics", required_argument, NULL, 'm' },
+		{ "queues", required_argument, NULL, 'Q' },
+		{ "help", no_argument, NULL, 'h' },
+		{}
+	};
+	uint32_t ifindex[KSFT_PERFMON_DEVS_MAX + 1], metrics = 0;
+	uint32_t queues = QUEUES_DEFAULT;
+	struct session_opts so;
+	uint64_t interval = NSEC_PER_SEC, period, period_max, duration = 0;
+	uint64_t start, end, now;
+	struct command cmd = {};
+	int opt, rc = 0, err, fd;
+	bool early;
+	const char *host = "local";
+	uint64_t time_base = 0;
+	bool have_base = false, raw = false;
+	const char *spool_path = NULL;
+	uint64_t gaps = 0;
+	struct record r;
+	FILE *spool;
+	uint32_t ring = RING_DEFAULT;
+	bool ring_given = false;
+	unsigned int ndevs = 0;
+	struct session s;
+	struct kpm_nl nl;
+	struct drain d;
+
+	while ((opt = getopt_long(argc, argv, "+i:x:I:r:H:t:d:k:S:m:h", opts,
+				  NULL)) != -1) {
+		switch (opt) {
+		case 'i':
+		case 'x':
+			parse_netdev(opt, optarg, ifindex, &ndevs);
+			break;
+		case 'I':
+			interval = parse_interval(optarg);
+			break;
+		case 'r':
+			ring = parse_u64("--ring", optarg, UINT32_MAX);
+			ring_given = true;
+			break;
+		case 'H':
+			host = parse_label("--host", optarg);
+			break;
+		case 't':
+			time_base = parse_u64("--time-base", optarg,
+					      UINT64_MAX);
+			have_base = true;
+			break;
+		case 'd':
+			duration = llround(parse_positive("--duration", optarg) *
+					   NSEC_PER_SEC);
+			break;
+		case 'k':
+			kill_after_ns = llround(parse_positive("--kill-after",
+							       optarg) *
+						NSEC_PER_SEC);
+			break;
+		case 'R':
+			raw = true;
+			break;
+		case 'S':
+			spool_path = optarg;
+			break;
+		case 'm':
+			metrics |= parse_metrics(optarg);
+			break;
+		case 'Q':
+			queues = parse_queues(optarg);
+			break;
+		case 'h':
+			fputs(record_usage, stdout);
+			return 0;
+		default:
+			fputs(record_usage, stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (!duration == (optind >= argc)) {
+		fprintf(stderr, PROG " record: give either --duration or -- COMMAND\n");
+		return EXIT_USAGE;
+	}
+	if (metrics & M_ALL)
+		metrics = M_CPU_NET | (ndevs ? M_QUEUE : 0);
+	if (metrics & M_QUEUE && !ndevs)
+		die("--metrics: the nic.queue metrics are of netdevs: give --ifname or --ifindex");
+	so.cpu_net = metrics & M_CPU_NET;
+	so.queues = metrics & M_QUEUE ? queues : 0;
+
+	/* first, while every open descriptor is the caller's */
+	fd = ready_fd();
+	kpm_nl_open(&nl);
+	/* COMMAND's to inherit no more than the spool */
+	fcntl(nl_socket_get_fd(nl.sk), F_SETFD, FD_CLOEXEC);
+
+	start = now_ns();
+	if (!have_base)
+		time_base = start;
+	period_max = spool_path ? READ_PERIOD_SPOOL_MAX : READ_PERIOD_MAX;
+	/*
+	 * The default ring, larger at short intervals, halves down to 256
+	 * samples while it is over RING_DEFAULT_BYTES, or the kernel refuses
+	 * it for its size: a host of many CPUs, or other sessions that took
+	 * most of the module's memory.
+	 */
+	err = -1;
+	if (!ring_given) {
+		for (ring = ring_default(interval, period_max);
+		     ring > RING_DEFAULT; ring /= 2) {
+			bool refused = false;
+
+			err = session_new(&nl, ifindex, ndevs, interval, ring,
+					  &so, &s, &refused);
+			if (err && !refused)
+				return EXIT_ERROR;
+			if (err)
+				continue;
+			if (session_get(&nl, s.id, &s))
+				return EXIT_ERROR;
+			if ((uint64_t)s.ring_size * s.sample_size <=
+			    RING_DEFAULT_BYTES)
+				break;
+			if (session_del(&nl, s.id))
+				return EXIT_ERROR;
+			err = -1;
+		}
+	}
+	if (err && session_new(&nl, ifindex, ndevs, interval, ring, &so, &s,
+			       NULL))
+		return EXIT_ERROR;
+	if (session_get(&nl, s.id, &s))
+		return EXIT_ERROR;
+	/* once the session exists: a record that cannot start keeps a spool */
+	spool = spool_open(spool_path);
+	spool_start(spool, &s, metrics, host, time_base);
+	if (drain_init(&d, &s, spool_sample, spool))
+		die("out of memory");
+
+	install_handlers();
+	tell_ready(fd);
+	if (optind < argc) {
+		cmd.pid = start_command(argv + optind);
+		running_command = &cmd;
+	}
+
+	/* read often enough that a quarter of the ring never fills up */
+	period = interval * (s.ring_size / 4 ? s.ring_size / 4 : 1);
+	if (period > period_max)
+		period = period_max;
+	end = start + duration;
+	for (;;) {
+		err = drain(&nl, &d);
+		/* what was read survives a SIGKILL, for replay */
+		if (spool_path && fflush(spool))
+			die("cannot write the spool: %s", strerror(errno));
+		if (err || stop_signal)
+			break;
+		if (cmd.pid && command_reap(&cmd, WNOHANG))
+			break;
+		/* once: time that passed between two reads made end - now wrap */
+		now = now_ns();
+		if (!cmd.pid && now >= end)
+			break;
+		sleep_ns(cmd.pid || end - now > period ? period : end - now);
+	}
+	running_command = NULL;
+	if (cmd.pid)
+		command_stop(&cmd, err ? SIGTERM : stop_signal, kill_after_ns,
+			     err ? stop_count : 1);
+	/* the samples up to the end: a read that fails now ends early too */
+	if (!err)
+		err = drain(&nl, &d);
+	early = err;
+	/*
+	 * The kernel counts in lost what each read found overwritten, the
+	 * gaps of d.lost: after the last, nothing this record asked for.
+	 */
+	if (!err)
+		err = session_get(&nl, s.id, &s) || session_del(&nl, s.id);
+
+	/* past the head: the session as it is now, counts and all */
+	if (fseek(spool, sizeof(struct spool_head) + strlen(host), SEEK_SET))
+		die("cannot read the spool back: %s", strerror(errno));
+	print_spool(spool, host, time_base, &s, metrics, raw, false, &r, &gaps);
+	if (d.lost || s.lost)
+		printf("# ksft-perfmon: %llu samples lost (kernel counted %llu): read more often or use a larger --ring\n",
+		       (unsigned long long)d.lost, (unsigned long long)s.lost);
+	if (early)
+		printf("# ksft-perfmon: recording ended early on an error, after %llu samples\n",
+		       (unsigned long long)d.cursor);
+	if (s.missed)
+		printf("# ksft-perfmon: %llu timer periods missed: the sampler ran a period or more late and took no sample for them\n",
+		       (unsigned long long)s.missed);
+	if (s.qstats_skipped)
+		printf("# ksft-perfmon: %llu reads of queue statistics skipped: their lock (RTNL or the netdev's) was held, or the read budget had no room for their queues\n",
+		       (unsigned long long)s.qstats_skipped);
+	print_no_queues(&r);
+	print_end(&r);
+
+	if (err)
+		rc = EXIT_ERROR;
+	else if (cmd.pid && WIFEXITED(cmd.status) && WEXITSTATUS(cmd.status))
+		rc = WEXITSTATUS(cmd.status);
+	else if (cmd.pid && WIFSIGNALED(cmd.status))
+		rc = 128 + WTERMSIG(cmd.status);
+	else if (d.lost || s.lost)
+		rc = EXIT_LOST;
+	return rc;
+}
