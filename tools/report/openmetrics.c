@@ -24,7 +24,6 @@
 #include "json.h"
 #include "report.h"
 
-#define PROG "ksft-perfmon-report"
 #define OM_PREFIX "ksft_"
 #define OM_SUMMARY OM_PREFIX "report_stat"
 #define OM_BALANCE OM_PREFIX "report_queue_balance"

@@ -2,7 +2,10 @@
 /*
  * Read the KTAP metric lines of a test run and apply each metric's policy
  * as the netdev CI defines it: transform, then aggregation, then
- * summarize (Documentation/man/ksft-perfmon-report.rst).
+ * summarize (Documentation/man/ksft-perfmon-report.rst). What the files
+ * of ksft-perfmon-report share: util.c (memory, the index of strings),
+ * read.c (the lines read), summary.c (the arithmetic, verdicts and rows),
+ * svg.c (--svg) and openmetrics.c (--openmetrics).
  */
 #ifndef KPM_REPORT_H
 #define KPM_REPORT_H
@@ -11,6 +14,10 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+
+#define PROG "ksft-perfmon-report"
+
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 #define RP_NONE	SIZE_MAX	/* no index */
 
@@ -184,6 +191,56 @@ bool rp_stat(const struct rp_points *pts, size_t col, enum rp_stat stat,
 /* linear interpolation between closest ranks, as numpy's default */
 double rp_percentile(const double *sorted, size_t n, double p);
 
+/* a series' verdict against the baseline, and the numbers behind it */
+enum rp_verdict {
+	V_NONE, V_NO_BASELINE, V_IMPROVED, V_UNCHANGED, V_REGRESSED,
+	V_PER_CPU,	/* nothing to compare: per-cpu without aggregation */
+};
+
+struct rp_verdict_info {
+	enum rp_verdict v;
+	double current, baseline, allowance;
+};
+
+struct jw;
+struct json_t;
+
+/* @v, a label's value (a json_t), as json.dumps writes it */
+void rp_jw_label(struct jw *w, const struct json_t *v);
+/* the policy of series @s of case @c, or the default one */
+const struct rp_policy *rp_policy_of(const struct rp_case *c,
+				     const struct rp_series *s);
+/*
+ * the metric's name and its labels but host: name{key="value",key=1};
+ * with @no_queue, but queue too; malloc()ed
+ */
+char *rp_series_name(const struct rp_series *s, bool no_queue);
+/* series @s of case @c against the same series of @base, if any */
+struct rp_verdict_info rp_judge(const struct rp_run *base,
+				const struct rp_case *c,
+				const struct rp_series *s,
+				const struct rp_policy *p);
+/* the row of series @s in the table */
+void rp_table_row(const struct rp_case *c, const struct rp_series *s,
+		  const struct rp_verdict_info *vi);
+/*
+ * A row of --json, or when it would not be the truth (a value JSON cannot
+ * hold, a name that is not UTF-8), none and a message: false.
+ */
+bool rp_json_row(const struct rp_run *run, const struct rp_case *c,
+		 const struct rp_series *s, const struct rp_verdict_info *vi);
+/* the balance across queues @b of case @c: a row of the table or --json */
+bool rp_balance_row(const struct rp_run *run, const struct rp_case *c,
+		    const struct rp_balance *b, bool json);
+
+/*
+ * --svg: the plots of case @c, the @idx-th of the run, into directory
+ * @dir, open as @dirfd; 0, or -1 when one could not be written (each
+ * named on stderr)
+ */
+int rp_svg_case(int dirfd, const char *dir, size_t idx,
+		const struct rp_case *c);
+
 /* what --openmetrics adds to every sample, and where its times start */
 struct rp_om_opts {
 	const char *run_id;	/* label "run", or NULL */
@@ -192,7 +249,7 @@ struct rp_om_opts {
 };
 
 /*
- * @run as OpenMetrics text into @f (tools/openmetrics.c); false when a
+ * @run as OpenMetrics text into @f (openmetrics.c); false when a
  * series could not be written, each named on stderr
  */
 bool rp_openmetrics(const struct rp_run *run, const struct rp_om_opts *o,

@@ -1,0 +1,440 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The plots of ksft-perfmon-report --svg: one SVG file per test case,
+ * metric and labels but host, a line per host for a scalar series and a
+ * heat map per host for a per-cpu one, under names made safe for any
+ * file system.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "json.h"
+#include "report.h"
+
+#define SAFE_CHARS	"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ" \
+			"0123456789.-_"
+#define SVG_W		720
+#define SVG_PLOT_H	300
+#define SVG_LEFT	70
+#define SVG_RIGHT	20
+#define SVG_TOP		40
+#define SVG_BOTTOM	50
+
+static const char *const host_colors[] = {
+	"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b",
+};
+
+/*
+ * @s as XML 1.0 text. XML has no C0 control but tab, newline and carriage
+ * return, nor U+FFFE and U+FFFF, not even as character references: those
+ * are written as the text \uXXXX, as JSON escapes them, and a byte that
+ * is not UTF-8 (a case name can be anything) as \xNN.
+ */
+static void svg_text(FILE *f, const char *s)
+{
+	static const char *const escaped[] = {
+		['<'] = "&lt;", ['>'] = "&gt;", ['&'] = "&amp;", ['"'] = "&quot;",
+	};
+	const unsigned char *p = (const unsigned char *)s;
+	unsigned int cp;
+	int n;
+
+	while (*p) {
+		n = utf8_decode(p, &cp);
+		if (!n)
+			fprintf(f, "\\x%02x", *p++);
+		else if (cp < 0x20 || cp == 0xfffe || cp == 0xffff)
+			fprintf(f, "\\u%04x", cp);
+		else if (cp < ARRAY_SIZE(escaped) && escaped[cp])
+			fputs(escaped[cp], f);
+		else
+			fwrite(p, 1, n, f);
+		p += n;
+	}
+}
+
+struct svg_range {
+	double t0, t1, lo, hi;
+};
+
+/* the series of the plot of @first, processed for display: no aggregation */
+static size_t svg_points(const struct rp_case *c, size_t first,
+			 const struct rp_policy *p, struct rp_points *pts,
+			 const struct rp_series **ser, size_t max)
+{
+	struct rp_policy shown = *p;
+	size_t i, n = 0, k, col;
+
+	shown.busy_cores = false;
+	for (i = first; i != RP_NONE && n < max; i = c->ser[i].plot_next) {
+		rp_process(&c->ser[i], &shown, &pts[n]);
+		for (col = 0; col < pts[n].width; col++)
+			for (k = 0; k < pts[n].col[col].nr; k++)
+				pts[n].col[col].v[k] *= p->scale;
+		ser[n++] = &c->ser[i];
+	}
+	return n;
+}
+
+static struct svg_range svg_range(const struct rp_points *pts, size_t n,
+				  const struct rp_policy *p)
+{
+	struct svg_range r = { INFINITY, -INFINITY, INFINITY, -INFINITY };
+	const struct rp_col *c;
+	size_t i, k, col;
+
+	for (i = 0; i < n; i++) {
+		for (k = 0; k < pts[i].nr; k++) {
+			r.t0 = fmin(r.t0, pts[i].t[k]);
+			r.t1 = fmax(r.t1, pts[i].t[k]);
+		}
+		for (col = 0; col < pts[i].width; col++) {
+			c = &pts[i].col[col];
+			for (k = 0; k < c->nr; k++) {
+				r.lo = fmin(r.lo, c->v[k]);
+				r.hi = fmax(r.hi, c->v[k]);
+			}
+		}
+	}
+	if (p->has_min)
+		r.lo = p->min;
+	if (p->has_max)
+		r.hi = p->max;
+	if (!isfinite(r.lo) || !isfinite(r.hi)) {
+		r.lo = 0;
+		r.hi = 1;
+	}
+	if (r.hi <= r.lo)
+		r.hi = r.lo + 1;
+	if (!isfinite(r.t0) || r.t1 <= r.t0)
+		r.t1 = (isfinite(r.t0) ? r.t0 : (r.t0 = 0)) + 1;
+	return r;
+}
+
+static double svg_x(const struct svg_range *r, double t)
+{
+	return SVG_LEFT + (t - r->t0) / (r->t1 - r->t0) *
+	       (SVG_W - SVG_LEFT - SVG_RIGHT);
+}
+
+static void svg_axes(FILE *f, const struct svg_range *r, double y0,
+		     double h, bool values, const char *label)
+{
+	int i;
+
+	fprintf(f, "<rect x=\"%d\" y=\"%.1f\" width=\"%d\" height=\"%.1f\" fill=\"none\" stroke=\"#444\"/>\n",
+		SVG_LEFT, y0, SVG_W - SVG_LEFT - SVG_RIGHT, h);
+	for (i = 0; i <= 4; i++) {
+		double t = r->t0 + (r->t1 - r->t0) * i / 4;
+
+		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"middle\">%.3g</text>\n",
+			svg_x(r, t), y0 + h + 14, t);
+		if (!values)
+			continue;
+		fprintf(f, "<text x=\"%d\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\">%.4g</text>\n",
+			SVG_LEFT - 4, y0 + h - h * i / 4 + 4,
+			r->lo + (r->hi - r->lo) * i / 4);
+	}
+	if (label) {
+		fprintf(f, "<text x=\"14\" y=\"%.1f\" font-size=\"12\" text-anchor=\"middle\" transform=\"rotate(-90 14 %.1f)\">",
+			y0 + h / 2, y0 + h / 2);
+		svg_text(f, label);
+		fputs("</text>\n", f);
+	}
+}
+
+static void svg_scalar(FILE *f, const struct rp_points *pts,
+		       const struct rp_series **ser, size_t n,
+		       const struct rp_policy *p)
+{
+	struct svg_range r = svg_range(pts, n, p);
+	size_t i, k;
+
+	svg_axes(f, &r, SVG_TOP, SVG_PLOT_H, true, p->label);
+	for (i = 0; i < n; i++) {
+		const char *color = host_colors[i % 6];
+
+		fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"",
+			color);
+		for (k = 0; k < pts[i].col[0].nr; k++) {
+			double v = fmin(fmax(pts[i].col[0].v[k], r.lo), r.hi);
+			double t = pts[i].t[pts[i].col[0].idx[k]];
+
+			fprintf(f, "%.1f,%.1f ", svg_x(&r, t),
+				SVG_TOP + SVG_PLOT_H -
+				(v - r.lo) / (r.hi - r.lo) * SVG_PLOT_H);
+		}
+		fputs("\"/>\n", f);
+		fprintf(f, "<text x=\"%zu\" y=\"%d\" font-size=\"12\" fill=\"%s\">",
+			SVG_LEFT + 10 + i * 120, SVG_TOP - 8, color);
+		svg_text(f, *ser[i]->host ? ser[i]->host : "-");
+		fputs("</text>\n", f);
+	}
+}
+
+/* white through blue to red */
+static void heat_color(double x, char *buf, size_t len)
+{
+	double r, g, b;
+
+	x = fmin(fmax(x, 0), 1);
+	if (x < 0.5) {
+		r = 1 - 2 * x * 0.88;
+		g = 1 - 2 * x * 0.6;
+		b = 1;
+	} else {
+		r = 0.12 + (x - 0.5) * 2 * 0.72;
+		g = 0.4 - (x - 0.5) * 2 * 0.3;
+		b = 1 - (x - 0.5) * 2 * 0.8;
+	}
+	snprintf(buf, len, "#%02x%02x%02x", (int)(r * 255), (int)(g * 255),
+		 (int)(b * 255));
+}
+
+/* a cell per value of column @cpu, from the point before it */
+static void svg_cells(FILE *f, const struct rp_points *pts, size_t cpu,
+		      const struct svg_range *r, double y, double row)
+{
+	const struct rp_col *c = &pts->col[cpu];
+	double x0, v;
+	char color[8];
+	size_t j, k;
+
+	for (j = 0; j < c->nr; j++) {
+		k = c->idx[j];
+		v = c->v[j];
+		x0 = svg_x(r, k ? pts->t[k - 1] : r->t0);
+		heat_color((v - r->lo) / (r->hi - r->lo), color, sizeof(color));
+		fprintf(f, "<rect class=\"cell\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"/>\n",
+			x0, y, svg_x(r, pts->t[k]) - x0 + 0.5, row, color);
+	}
+}
+
+static void svg_heat(FILE *f, const struct rp_points *pts,
+		     const struct rp_series **ser, size_t n,
+		     const struct rp_policy *p)
+{
+	struct svg_range r = svg_range(pts, n, p);
+	double y0 = SVG_TOP;
+	size_t i, cpu;
+
+	for (i = 0; i < n; i++) {
+		double row = fmax(4, fmin(20, 240.0 / pts[i].width));
+		double h = row * pts[i].width;
+
+		svg_axes(f, &r, y0, h, false, NULL);
+		fprintf(f, "<text x=\"%d\" y=\"%.1f\" font-size=\"12\">",
+			SVG_LEFT, y0 - 6);
+		svg_text(f, *ser[i]->host ? ser[i]->host : "-");
+		fputs(", one row per CPU</text>\n", f);
+		for (cpu = 0; cpu < pts[i].width; cpu++) {
+			fprintf(f, "<text x=\"%d\" y=\"%.1f\" font-size=\"9\" text-anchor=\"end\">%zu</text>\n",
+				SVG_LEFT - 4, y0 + row * (cpu + 1) - 1, cpu);
+			svg_cells(f, &pts[i], cpu, &r, y0 + row * cpu, row);
+		}
+		y0 += h + SVG_BOTTOM;
+	}
+	fprintf(f, "<text x=\"%d\" y=\"%.1f\" font-size=\"11\">color: %.4g (white) to %.4g (red)",
+		SVG_LEFT, y0 - SVG_BOTTOM + 30, r.lo, r.hi);
+	if (p->label) {
+		fputs(", ", f);
+		svg_text(f, p->label);
+	}
+	fputs("</text>\n", f);
+}
+
+/* @s as a file name: @s with each character outside SAFE_CHARS as _ */
+static void svg_name_part(FILE *f, const char *s)
+{
+	for (; *s; s++)
+		fputc(strchr(SAFE_CHARS, *s) ? *s : '_', f);
+}
+
+/* room for "-<series>-<more>.svg" after a cut name, in 255 bytes */
+#define SVG_NAME_MAX	200
+
+/*
+ * <case>-<metric>[,<key>=<value>...].svg: a string value as it is; a name
+ * over SVG_NAME_MAX bytes is cut there
+ */
+static char *svg_file_name(size_t idx, const struct rp_series *s)
+{
+	const json_t *v;
+	size_t i, len;
+	struct jw w;
+	char *name;
+	FILE *f;
+
+	f = open_memstream(&name, &len);
+	if (!f)
+		abort();
+	fprintf(f, "%zu-", idx);
+	svg_name_part(f, s->metric);
+	for (i = 0; i < s->nr_labels; i++) {
+		v = s->labels[i].value;
+		fputc(',', f);
+		svg_name_part(f, s->labels[i].key);
+		fputc('=', f);
+		if (json_is_string(v)) {
+			svg_name_part(f, json_string_value(v));
+		} else {
+			jw_init(&w, f);	/* numbers, true, false, null */
+			rp_jw_label(&w, v);
+		}
+	}
+	fclose(f);
+	/* a file name has 255 bytes; svg_unique() tells cut names apart */
+	if (len > SVG_NAME_MAX)
+		name[SVG_NAME_MAX] = '\0';
+	name = realloc(name, strlen(name) + sizeof(".svg"));
+	if (!name)
+		abort();
+	strcat(name, ".svg");
+	return name;
+}
+
+/* hosts beyond the 16th of a plot are not drawn */
+#define SVG_MAX_SERIES	16
+
+static void svg_write(FILE *f, const struct rp_case *c,
+		      const struct rp_series *first, const struct rp_policy *p,
+		      const struct rp_points *pts,
+		      const struct rp_series **ser, size_t n)
+{
+	size_t height = SVG_TOP + SVG_PLOT_H + SVG_BOTTOM, i;
+	char *title;
+
+	if (first->per_cpu) {
+		height = SVG_TOP;
+		for (i = 0; i < n; i++)
+			height += fmax(4, fmin(20, 240.0 / pts[i].width)) *
+				  pts[i].width + SVG_BOTTOM;
+	}
+	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%zu\" font-family=\"sans-serif\">\n",
+		SVG_W, height);
+	fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
+	fprintf(f, "<text x=\"%d\" y=\"16\" font-size=\"14\">", SVG_LEFT);
+	title = rp_series_name(first, false);
+	svg_text(f, title);
+	free(title);
+	fputs(" (", f);
+	svg_text(f, c->name);
+	fprintf(f, ")%s%s, time in s</text>\n", p->rate ? ", rate" : "",
+		p->scale != 1 ? ", scaled" : "");
+	if (first->per_cpu)
+		svg_heat(f, pts, ser, n, p);
+	else
+		svg_scalar(f, pts, ser, n, p);
+	fputs("</svg>\n", f);
+}
+
+/* a plot of the series @first_idx and those of other hosts and its labels */
+static int svg_plot(int dirfd, const char *dir, const char *name,
+		    const struct rp_case *c, size_t first_idx)
+{
+	const struct rp_series *first = &c->ser[first_idx];
+	const struct rp_policy *p = rp_policy_of(c, first);
+	const struct rp_series *ser[SVG_MAX_SERIES];
+	struct rp_points pts[SVG_MAX_SERIES];
+	size_t n, i;
+	FILE *f = NULL;
+	int fd, bad;
+
+	fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+		    0644);
+	if (fd >= 0)
+		f = fdopen(fd, "w");
+	if (!f) {
+		fprintf(stderr, PROG ": %s/%s: %s\n", dir, name,
+			strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	n = svg_points(c, first_idx, p, pts, ser, SVG_MAX_SERIES);
+	svg_write(f, c, first, p, pts, ser, n);
+	for (i = 0; i < n; i++)
+		rp_points_free(&pts[i]);
+	/* fclose() reports its own flush, not a write that failed before */
+	bad = ferror(f);
+	if (fclose(f) || bad) {
+		fprintf(stderr, PROG ": %s/%s: %s\n", dir, name,
+			bad ? "a write failed" : strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* @base, a name that ends in .svg, with -@nr and -@more if above 1 */
+static char *svg_alt_name(const char *base, size_t nr, size_t more)
+{
+	char *name;
+	size_t len;
+	FILE *f;
+
+	f = open_memstream(&name, &len);
+	if (!f)
+		abort();
+	fprintf(f, "%.*s-%zu", (int)(strlen(base) - strlen(".svg")), base,
+		nr);
+	if (more > 1)
+		fprintf(f, "-%zu", more);
+	fputs(".svg", f);
+	fclose(f);
+	return name;
+}
+
+/*
+ * @name, or when a plot of the case has it already (names that differ
+ * only where SAFE_CHARS replaced a character), with -@nr, the series'
+ * number in the case, and if need be -2, -3... before .svg.
+ */
+static char *svg_unique(struct rp_hash *used, char *name, size_t nr)
+{
+	char *base = name;
+	size_t more;
+
+	for (more = 1; rp_hash_get(used, name) != RP_NONE; more++) {
+		if (name != base)
+			free(name);
+		name = svg_alt_name(base, nr, more);
+	}
+	if (name != base)
+		free(base);
+	rp_hash_put(used, name, nr);
+	return name;
+}
+
+/* one plot per metric and labels but host, each in a file of its own */
+int rp_svg_case(int dirfd, const char *dir, size_t idx,
+		const struct rp_case *c)
+{
+	struct rp_hash used = { 0 };
+	char **names;
+	size_t i, nr = 0;
+	int err = 0;
+
+	names = calloc(c->nr_ser, sizeof(*names));
+	if (!names)
+		abort();
+	for (i = 0; i < c->nr_ser; i++) {
+		if (rp_hash_get(&c->plot_idx, c->ser[i].plot) != i)
+			continue;
+		names[nr] = svg_unique(&used, svg_file_name(idx, &c->ser[i]),
+				       i + 1);
+		if (svg_plot(dirfd, dir, names[nr++], c, i))
+			err = -1;
+	}
+	rp_hash_free(&used);
+	for (i = 0; i < nr; i++)
+		free(names[i]);
+	free(names);
+	return err;
+}

@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What the files of ksft-perfmon-report share to hold a run: memory that
+ * aborts when there is none, arrays that grow by doubling, and an index
+ * of strings (report.h).
+ */
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+void *rp_xrealloc(void *p, size_t n, size_t size)
+{
+	if (size && n > SIZE_MAX / size)
+		abort();
+	p = realloc(p, n * size > 0 ? n * size : 1);
+	if (!p)
+		abort();
+	return p;
+}
+
+char *rp_xstrdup(const char *s)
+{
+	char *d = strdup(s);
+
+	if (!d)
+		abort();
+	return d;
+}
+
+/* grows *@arr of *@cap elements of @size to hold one more than @nr */
+void *rp_grow(void *arr, size_t nr, size_t *cap, size_t size)
+{
+	if (nr < *cap)
+		return arr;
+	*cap = *cap ? *cap * 2 : 8;
+	return rp_xrealloc(arr, *cap, size);
+}
+
+/* FNV-1a */
+static size_t hash_str(const char *s)
+{
+	uint64_t h = 14695981039346656037ULL;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
+size_t rp_hash_get(const struct rp_hash *h, const char *key)
+{
+	size_t i;
+
+	if (!h->cap)
+		return RP_NONE;
+	for (i = hash_str(key) & (h->cap - 1); h->slot[i].key;
+	     i = (i + 1) & (h->cap - 1))
+		if (!strcmp(h->slot[i].key, key))
+			return h->slot[i].idx;
+	return RP_NONE;
+}
+
+static void hash_insert(struct rp_hash_slot *slot, size_t cap,
+			const char *key, size_t idx)
+{
+	size_t i = hash_str(key) & (cap - 1);
+
+	while (slot[i].key)
+		i = (i + 1) & (cap - 1);
+	slot[i].key = key;
+	slot[i].idx = idx;
+}
+
+void rp_hash_put(struct rp_hash *h, const char *key, size_t idx)
+{
+	struct rp_hash_slot *slot;
+	size_t cap, i;
+
+	if (2 * (h->nr + 1) > h->cap) {
+		cap = h->cap ? 2 * h->cap : 8;
+		slot = calloc(cap, sizeof(*slot));
+		if (!slot)
+			abort();
+		for (i = 0; i < h->cap; i++)
+			if (h->slot[i].key)
+				hash_insert(slot, cap, h->slot[i].key,
+					    h->slot[i].idx);
+		free(h->slot);
+		h->slot = slot;
+		h->cap = cap;
+	}
+	hash_insert(h->slot, h->cap, key, idx);
+	h->nr++;
+}
+
+void rp_hash_free(struct rp_hash *h)
+{
+	free(h->slot);
+	memset(h, 0, sizeof(*h));
+}
