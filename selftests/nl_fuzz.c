@@ -30,6 +30,7 @@
 
 #include "kselftest.h"
 #include "nl.h"
+#include "samples.h"
 
 #define NSOCKS		4
 #define MSG_MAX		4096
@@ -392,29 +393,10 @@ static int id_cb(struct nl_msg *msg, void *arg)
 	return NL_OK;
 }
 
-/* session-get's count of samples taken and timer periods missed */
-struct counts {
-	uint64_t samples;
-	uint64_t missed;
-};
-
-static uint64_t get_uint(const struct nlattr *a)
+/* session-get's reply, with the tool's own decoder */
+static int session_cb(struct nl_msg *msg, void *arg)
 {
-	return nla_len(a) == 8 ? nla_get_u64(a) : nla_get_u32(a);
-}
-
-static int counts_cb(struct nl_msg *msg, void *arg)
-{
-	struct nlattr *tb[KSFT_PERFMON_A_SESSION_MAX + 1];
-	struct counts *c = arg;
-
-	if (genlmsg_parse(nlmsg_hdr(msg), 0, tb, KSFT_PERFMON_A_SESSION_MAX,
-			  NULL))
-		return NL_OK;
-	if (tb[KSFT_PERFMON_A_SESSION_SAMPLES])
-		c->samples = get_uint(tb[KSFT_PERFMON_A_SESSION_SAMPLES]);
-	if (tb[KSFT_PERFMON_A_SESSION_MISSED])
-		c->missed = get_uint(tb[KSFT_PERFMON_A_SESSION_MISSED]);
+	session_parse(nlmsg_hdr(msg), arg);
 	return NL_OK;
 }
 
@@ -428,7 +410,7 @@ static int counts_cb(struct nl_msg *msg, void *arg)
  */
 static int still_answers(void)
 {
-	struct counts c = {};
+	struct session c = {};
 	struct kpm_ack ack;
 	struct nl_sock *sk;
 	struct nl_msg *msg;
@@ -448,7 +430,7 @@ static int still_answers(void)
 		usleep(10000);
 		msg = kpm_nl_msg(family, KSFT_PERFMON_CMD_SESSION_GET, 0);
 		nla_put_u32(msg, KSFT_PERFMON_A_SESSION_ID, id);
-		if (kpm_nl_talk(sk, msg, counts_cb, &c, &ack))
+		if (kpm_nl_talk(sk, msg, session_cb, &c, &ack))
 			goto out;
 	} while (c.samples < 2 && c.samples + c.missed < 20);
 	msg = kpm_nl_msg(family, KSFT_PERFMON_CMD_SAMPLE_GET, NLM_F_DUMP);
