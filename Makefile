@@ -15,16 +15,14 @@
 KVER ?= $(shell scripts/kernel.sh version)
 KDIR ?= /usr/src/linux-headers-$(KVER)
 
+# CFLAGS as given, for tools/ and selftests/ to add their own warnings to
 CFLAGS ?= -O2 -g
-CFLAGS += -Wall -Wextra -Werror -std=gnu11
-TOOL_CFLAGS = $(CFLAGS) -Iuapi -Itools/lib $(shell pkg-config --cflags libnl-genl-3.0)
+WARN_CFLAGS = -Wall -Wextra -Werror -std=gnu11
+TOOL_CFLAGS = $(CFLAGS) $(WARN_CFLAGS) -Iuapi -Itools/lib \
+	      $(shell pkg-config --cflags libnl-genl-3.0)
 TOOL_LIBS = $(shell pkg-config --libs libnl-genl-3.0) -lm
 
 TOOLS = tools/ksft-perfmon-nl tools/ksft-perfmon-report
-SELFTESTS = selftests/ksft_perfmon_nl_test selftests/json_repr_test \
-	    selftests/rmmod_race selftests/samples_test selftests/nl_fuzz \
-	    selftests/dump_test selftests/clock_step.so selftests/extend_test \
-	    selftests/udp_flood
 
 .PHONY: all module tools selftests deps run test check check-generated \
 	checkpatch sparse regen clean fuzz docs install bench
@@ -47,63 +45,11 @@ LIBKPM_DEPS = $(LIBKPM) $(wildcard tools/lib/*.h) uapi/linux/ksft_perfmon.h
 # tools/Makefile knows their dependencies; one make of it at a time
 $(TOOLS) $(LIBKPM): tools
 
-selftests: $(SELFTESTS)
-
-selftests/clock_step.so: selftests/clock_step.c
-	$(CC) $(CFLAGS) -shared -fPIC -o $@ $< -ldl
-
-# as the kernel builds its selftests: kselftest_harness.h is not -Wextra clean
-selftests/ksft_perfmon_nl_test: selftests/ksft_perfmon_nl_test.c $(LIBKPM_DEPS)
-	$(CC) -O2 -g -Wall -Werror -Iuapi -Itools/lib -I$(KSFT_DIR) \
-		$(shell pkg-config --cflags libnl-genl-3.0) -o $@ $< $(LIBKPM) \
-		$(TOOL_LIBS)
-
-selftests/dump_test: selftests/dump_test.c $(LIBKPM_DEPS)
-	$(CC) -O2 -g -Wall -Werror -Iuapi -Itools/lib -I$(KSFT_DIR) \
-		$(shell pkg-config --cflags libnl-genl-3.0) -o $@ $< $(LIBKPM) \
-		$(TOOL_LIBS)
-
-selftests/rmmod_race: selftests/rmmod_race.c $(LIBKPM_DEPS)
-	$(CC) -O2 -g -Wall -Werror -pthread -Iuapi -Itools/lib -I$(KSFT_DIR) \
-		$(shell pkg-config --cflags libnl-genl-3.0) -o $@ $< $(LIBKPM) \
-		$(TOOL_LIBS)
-
-selftests/nl_fuzz: selftests/nl_fuzz.c $(LIBKPM_DEPS)
-	$(CC) -O2 -g -Wall -Werror -Iuapi -Itools/lib -I$(KSFT_DIR) \
-		$(shell pkg-config --cflags libnl-genl-3.0) -o $@ $< $(LIBKPM) \
-		$(TOOL_LIBS)
-
-selftests/samples_test: selftests/samples_test.c $(LIBKPM_DEPS)
-	$(CC) -O2 -g -Wall -Werror -Iuapi -Itools/lib -I$(KSFT_DIR) \
-		$(shell pkg-config --cflags libnl-genl-3.0) -o $@ $< $(LIBKPM) \
-		$(TOOL_LIBS)
-
-# the softirq load of selftests/worker_test.py
-selftests/udp_flood: selftests/udp_flood.c
-	$(CC) $(CFLAGS) -o $@ $<
-
-# the module's kmod/extend.h, in userspace
-selftests/extend_test: selftests/extend_test.c kmod/extend.h
-	$(CC) -O2 -g -Wall -Werror -I$(KSFT_DIR) -o $@ $<
-
-selftests/json_repr_test: selftests/json_repr_test.c $(LIBKPM_DEPS)
-	$(CC) $(TOOL_CFLAGS) -o $@ $< $(LIBKPM) $(TOOL_LIBS)
+# the C tests and helpers of selftests/, which link libkpm.a
+selftests: tools
+	$(MAKE) -C selftests KSFT_DIR=$(KSFT_DIR)
 
 KSFT_DIR ?= $(shell scripts/kernel.sh selftests)
-
-# libFuzzer on the tool's parsing and JSON writing, for FUZZ_TIME seconds;
-# the corpus it grows stays in build/fuzz-corpus. Built with clang and its
-# sanitizers, from the library's sources, not from libkpm.a.
-FUZZ_TIME ?= 60
-FUZZ_SEED ?= 1
-FUZZ_SRCS = tools/lib/samples.c tools/lib/ktap.c tools/lib/json.c \
-	    tools/lib/nl.c
-selftests/fuzz_samples: selftests/fuzz_samples.c $(FUZZ_SRCS) \
-			$(wildcard tools/lib/*.h) uapi/linux/ksft_perfmon.h
-	clang -g -O1 -Wall -Werror -fsanitize=fuzzer,address,undefined \
-		-fno-sanitize-recover=all -Iuapi -Itools/lib \
-		$(shell pkg-config --cflags libnl-genl-3.0) -o $@ $< \
-		$(FUZZ_SRCS) $(TOOL_LIBS)
 
 BENCH = bench/fmt_bench bench/u2_sampler bench/spin
 
@@ -112,14 +58,19 @@ bench/fmt_bench: bench/fmt_bench.c $(LIBKPM_DEPS)
 		$(LIBKPM) $(TOOL_LIBS) $(shell pkg-config --libs jansson)
 
 bench/u2_sampler: bench/u2_sampler.c
-	$(CC) $(CFLAGS) -o $@ $< -lm
+	$(CC) $(CFLAGS) $(WARN_CFLAGS) -o $@ $< -lm
 
 bench/spin: bench/spin.c
-	$(CC) $(CFLAGS) -o $@ $<
+	$(CC) $(CFLAGS) $(WARN_CFLAGS) -o $@ $<
 
-fuzz: selftests/fuzz_samples
+# libFuzzer on the tool's parsing and JSON writing, for FUZZ_TIME seconds;
+# the corpus it grows stays in build/fuzz-corpus
+FUZZ_TIME ?= 60
+FUZZ_SEED ?= 1
+fuzz: tools
+	$(MAKE) -C selftests fuzz
 	mkdir -p build/fuzz-corpus
-	selftests/fuzz_samples -seed=$(FUZZ_SEED) -max_total_time=$(FUZZ_TIME) \
+	selftests/host/fuzz_samples -seed=$(FUZZ_SEED) -max_total_time=$(FUZZ_TIME) \
 		-artifact_prefix=build/fuzz- \
 		-print_final_stats=1 build/fuzz-corpus
 
@@ -178,4 +129,5 @@ check-generated:
 clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	$(MAKE) -C tools clean
-	rm -rf $(SELFTESTS) $(BENCH) selftests/fuzz_samples build
+	$(MAKE) -C selftests clean
+	rm -rf $(BENCH) build

@@ -35,8 +35,8 @@ import tempfile
 import time
 
 TOP = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..')
-sys.path.insert(0, os.path.join(TOP, 'selftests'))
-from record_robustness import genl  # noqa: E402
+sys.path.insert(0, os.path.join(TOP, 'selftests', 'kernel'))
+from record_test import genl  # noqa: E402
 TOOL = os.path.join(TOP, 'tools', 'ksft-perfmon-nl')
 BENCH = os.path.join(TOP, 'bench')
 TRACING = '/sys/kernel/tracing'

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The kernel's 32-bit counters, extended to 64 bits. Apart from kpm.h, so
- * that selftests/extend_test.c builds the same code in userspace.
+ * that selftests/host/extend_test.c builds the same code in userspace.
  */
 #ifndef _KSFT_PERFMON_EXTEND_H
 #define _KSFT_PERFMON_EXTEND_H

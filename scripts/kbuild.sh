@@ -7,7 +7,7 @@
 # warning fails the build; --sparse runs sparse (scripts/sparse.sh) over
 # every file (C=2: whether or not it needs compiling) too, and fails if
 # Kbuild finds it unfit and skips it. With SRCDIR, the module there (a
-# Kbuild and its .c files, such as selftests/lockhold) instead.
+# Kbuild and its .c files, such as selftests/modules/lockhold) instead.
 #
 # usage: kbuild.sh [--sparse] KDIR NAME [SRCDIR]
 

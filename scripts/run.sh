@@ -22,7 +22,8 @@ scripts/vm.sh --kernel "/boot/vmlinuz-$kver" --modules "/lib/modules/$kver" \
 	${KPM_KVM:+--kvm} -- bash -c '
 	insmod ./ksft_perfmon.ko || exit 1
 	mkdir -p /tmp/kpm-run
-	KPM_E2E_OUT=/tmp/kpm-run selftests/e2e_two_hosts.sh > /tmp/kpm-run/checks
+	KPM_E2E_OUT=/tmp/kpm-run selftests/kernel/e2e_two_hosts_test.sh \
+		> /tmp/kpm-run/checks
 	rc=$?
 	echo KPM-RUN-BEGIN
 	cat /tmp/kpm-run/two_hosts.ktap

@@ -37,7 +37,7 @@ export KPM_MODULE_RANGES=/var/tmp/kpm-module-ranges
 : > "$KPM_MODULE_RANGES"
 
 # a KTAP program's results, as lines that run.sh reads from the console
-. selftests/ktap.sh
+. selftests/lib/sh/ktap.sh
 kpm_result() {	# pass|fail|skip NAME
 	echo "KPM-RESULT: $1 $2"
 }
@@ -176,68 +176,70 @@ esac
 
 suite_main() {
 	# a load that fails never shows the family (nlctrl's notify group)
-	run insmod_failure /usr/bin/python3 selftests/insmod_failure.py "$KPM_MODULE"
+	run insmod_failure /usr/bin/python3 \
+		selftests/kernel/insmod_failure_test.py "$KPM_MODULE"
 	step module.insmod kpm_insmod
-	run nl selftests/ksft_perfmon_nl_test
+	run nl selftests/kernel/nl_test
 	# samples in parts, a reader's buffer, a slow reader, a deleted session
-	run dump selftests/dump_test
+	run dump selftests/kernel/dump_test
 	# cpu-net's counts against the kernel's files, under forced drops
-	run softnet /usr/bin/python3 selftests/softnet_test.py \
+	run softnet /usr/bin/python3 selftests/kernel/softnet_test.py \
 		"${KPM_MODULE%/*}-nearwrap/kpm_nearwrap.ko"
 	# queue statistics against qstats-get, and their lock held for 2 s
-	run qstats /usr/bin/python3 selftests/qstats_test.py \
+	run qstats /usr/bin/python3 selftests/kernel/qstats_test.py \
 		"${KPM_MODULE%/*}-lockhold/kpm_lockhold.ko" \
 		${KPM_KSFT:+"$KPM_KSFT/../../.."}
 	# the cost to the host: the read budget charges every queue, RTNL
 	# held 50 us at a time (the test module's netdevs; netdevsim)
-	run qstats_cost /usr/bin/python3 selftests/qstats_cost_test.py \
+	run qstats_cost /usr/bin/python3 selftests/kernel/qstats_cost_test.py \
 		"${KPM_MODULE%/*}-slowdev/kpm_slowdev.ko"
 	# the sampler's work off the CPU its timer fires on, under a softirq
 	# load there
-	run worker /usr/bin/python3 selftests/worker_test.py
-	run e2e env KPM_E2E_OUT=/tmp/kpm-e2e selftests/e2e_two_hosts.sh
+	run worker /usr/bin/python3 selftests/kernel/worker_test.py
+	run e2e env KPM_E2E_OUT=/tmp/kpm-e2e selftests/kernel/e2e_two_hosts_test.sh
 	# that run in a real Prometheus: userspace only, so on one kernel
 	if [ "$kernel_name" = 6.12 ]; then
-		run prometheus /usr/bin/python3 selftests/prometheus_test.py \
+		run prometheus /usr/bin/python3 selftests/kernel/prometheus_test.py \
 			/tmp/kpm-e2e
 	fi
 	# the helpers in selftests: the kernel's driver selftest library with
 	# PerfMonitor (veth and netns; netdevsim where the kernel has it), and a
 	# bash test with the shell helper
 	if [ -n "$KPM_KSFT" ]; then
-		run drv_veth selftests/drv_env.sh veth "$KPM_KSFT"
+		run drv_veth selftests/lib/sh/drv_env.sh veth "$KPM_KSFT"
 		# the remote over ssh, an sshd in the netns on a clock 1000 s
 		# ahead; its failures on one kernel: they are the helpers'
 		if [ "$ssh_variants" ]; then
-			run drv_ssh selftests/drv_env.sh ssh "$KPM_KSFT"
+			run drv_ssh selftests/lib/sh/drv_env.sh ssh "$KPM_KSFT"
 		fi
 		if [ "$ssh_failures" ]; then
-			run drv_ssh_failures selftests/drv_env.sh ssh \
+			run drv_ssh_failures selftests/lib/sh/drv_env.sh ssh \
 				"$KPM_KSFT" failures
 		fi
-		run drv_nsim selftests/drv_env.sh nsim "$KPM_KSFT"
+		run drv_nsim selftests/lib/sh/drv_env.sh nsim "$KPM_KSFT"
 	else
 		echo "KPM-RESULT: skip drv.no_selftest_library_given"
 	fi
 	sh_perfmon() {	# [ssh]
 		local out rc
 		out=$(mktemp)
-		selftests/sh_perfmon.sh "$@" > "$out" 2>&1
+		selftests/kernel/perfmon_sh_test.sh "$@" > "$out" 2>&1
 		rc=$?
 		grep -v 'ktap-metric' "$out" | sed 's/^/# /'
-		python3 selftests/check_drv_output.py "$out" perfmon_sh || rc=1
+		python3 selftests/lib/py/check_perfmon_output.py "$out" perfmon_sh || rc=1
 		rm -f "$out"
 		return "$rc"
 	}
 	export -f sh_perfmon
 	run sh sh_perfmon
 	[ "$ssh_variants" ] && run sh_ssh sh_perfmon ssh
-	[ "$ssh_failures" ] && run sh_ssh_failures selftests/sh_ssh_failures.sh
+	[ "$ssh_failures" ] && run sh_ssh_failures \
+		selftests/kernel/perfmon_sh_ssh_failures_test.sh
 	# its remote's record that never starts: stopped, not waited for
-	run sh_slow selftests/sh_slow_remote.sh
+	run sh_slow selftests/kernel/perfmon_sh_slow_remote_test.sh
 	# the live view in tmux, its screen checked against a pinned busy loop
 	# and paced UDP on lo
-	run top /usr/bin/python3 selftests/top_tmux_test.py
+	run top /usr/bin/python3 selftests/kernel/top_tmux_test.py
 	step module.rmmod rmmod ksft_perfmon
 	# record under CPU hotplug and with a stalled reader (at 1 kHz for a
 	# minute in a guest of its own, suite_minute); record as the
@@ -245,10 +247,10 @@ suite_main() {
 	# alone (Documentation/test-coverage.rst)
 	step module.insmod_for_record kpm_insmod
 	if [ "$(basename "$(dirname "$KPM_MODULE")")" = 6.12 ]; then
-		run record /usr/bin/python3 selftests/record_robustness.py \
+		run record /usr/bin/python3 selftests/kernel/record_test.py \
 			--except zero_loss_1khz
 	else
-		run record /usr/bin/python3 selftests/record_robustness.py \
+		run record /usr/bin/python3 selftests/kernel/record_test.py \
 			--kernel --except zero_loss_1khz
 	fi
 	step module.rmmod_after_record rmmod ksft_perfmon
@@ -258,19 +260,20 @@ suite_main() {
 # the first: 200 rounds of rmmod while sessions sample, a dump is half
 # read and a thread waits in recv()
 suite_stress() {
-	run rmmod_race selftests/rmmod_race "$KPM_MODULE" 200
+	run rmmod_race selftests/kernel/rmmod_race_test "$KPM_MODULE" 200
 }
 
 # its third, on one vCPU: requests one at a time, from one thread
 suite_fuzz() {
 	# 100,000 mutated requests; the kernel's log is checked after the run
 	step module.insmod_for_fuzz kpm_insmod
-	run nl_fuzz selftests/nl_fuzz --seed "${KPM_FUZZ_SEED:-1}" --count 100000
+	run nl_fuzz selftests/kernel/nl_fuzz_test --seed "${KPM_FUZZ_SEED:-1}" \
+		--count 100000
 	step module.rmmod_after_fuzz rmmod ksft_perfmon
 	# what a dump calls, by kprobes: on one vCPU, where TCG patches the
 	# kernel's text safely
 	step module.insmod_for_calls kpm_insmod
-	run calls /usr/bin/python3 selftests/calls_test.py
+	run calls /usr/bin/python3 selftests/kernel/calls_test.py
 	step module.rmmod_after_calls rmmod ksft_perfmon
 	# a load-time session, and rmmod while it samples
 	step module.param_session kpm_with ifindex=1 interval_ms=10 -- bash -c '
@@ -283,12 +286,12 @@ suite_fuzz() {
 		/sys/kernel/debug/ksft_perfmon/copy_cost
 	step tool.dump_is_sorted_json kpm_with ifindex=1 interval_ms=50 -- bash -c '
 		sleep 0.2 &&
-		python3 selftests/check_dump.py tools/ksft-perfmon-nl 1'
+		python3 selftests/lib/py/check_dump.py tools/ksft-perfmon-nl 1'
 	# the kernel's YNL CLI (7.3's, of the same source tree) on our spec alone,
 	# and the tool's -j and -p, on a load-time session
 	if [ -n "$KPM_KSFT" ]; then
 		step module.insmod_for_ynl kpm_insmod ifindex=1 interval_ms=10
-		run ynl /usr/bin/python3 selftests/ynl_cli_test.py "$KPM_KSFT/../../.."
+		run ynl /usr/bin/python3 selftests/kernel/ynl_cli_test.py "$KPM_KSFT/../../.."
 		step module.rmmod_after_ynl rmmod ksft_perfmon
 	fi
 }
@@ -298,7 +301,7 @@ suite_fuzz() {
 suite_minute() {
 	step "${own}module.insmod" kpm_insmod
 	exit_as=${own}record run record \
-		/usr/bin/python3 selftests/record_robustness.py zero_loss_1khz
+		/usr/bin/python3 selftests/kernel/record_test.py zero_loss_1khz
 	step "${own}module.rmmod" rmmod ksft_perfmon
 }
 
@@ -310,7 +313,7 @@ suite_clock() {
 	# but for what the test puts there
 	taskset -p -c 0 $$ > /dev/null
 	step "${own}module.insmod" kpm_insmod
-	exit_as=${own}clock run clock /usr/bin/python3 selftests/clock_test.py \
+	exit_as=${own}clock run clock /usr/bin/python3 selftests/kernel/clock_test.py \
 		"${KPM_MODULE%/*}-slowdev/kpm_slowdev.ko"
 	step "${own}module.rmmod" rmmod ksft_perfmon
 }
@@ -318,16 +321,16 @@ suite_clock() {
 # drivers that take a lock in ndo_get_stats64, sampled at 1 ms on one vCPU
 suite_drivers() {
 	step module.insmod kpm_insmod
-	run drv_lock selftests/drv_lock.sh 20
+	run drv_lock selftests/drivers/lock_test.sh 20
 	step module.rmmod rmmod ksft_perfmon
 }
 
 # a sample of 64 CPUs and 16 netdevs is larger than an order-0 skb
 suite_cpus() {
 	step module.insmod kpm_insmod
-	run nl selftests/ksft_perfmon_nl_test
-	run dump selftests/dump_test
-	run e2e selftests/e2e_two_hosts.sh
+	run nl selftests/kernel/nl_test
+	run dump selftests/kernel/dump_test
+	run e2e selftests/kernel/e2e_two_hosts_test.sh
 	step module.rmmod rmmod ksft_perfmon
 }
 
@@ -355,6 +358,6 @@ if [ -w "$kmemleak" ]; then
 	echo scan > "$kmemleak"
 	echo scan > "$kmemleak"
 	step "${own}kmemleak.no_module_leak" \
-		/usr/bin/python3 selftests/kmemleak_attribution.py \
+		/usr/bin/python3 selftests/lib/py/kmemleak_attribution.py \
 		"$kmemleak" "$KPM_MODULE_RANGES"
 fi

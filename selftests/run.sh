@@ -14,7 +14,7 @@
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
-. selftests/ktap.sh
+. selftests/lib/sh/ktap.sh
 
 # the results so far: counts, names of failures, the timeline printed at
 # the end, the first lines of the kernel reports that failed a guest, and
@@ -113,16 +113,16 @@ host_side() {
 	step check.generated_files_match_spec make -s check-generated
 	step check.kbuild_refuses_32_bit kbuild_refuses_32_bit
 	step check.checkpatch make -s checkpatch
-	run_ktap json /usr/bin/python3 selftests/json_repr_test.py
-	run_ktap kmemleak /usr/bin/python3 selftests/kmemleak_attribution_test.py
-	run_ktap samples selftests/samples_test
-	run_ktap extend selftests/extend_test
-	run_ktap report /usr/bin/python3 selftests/report_test.py
+	run_ktap json /usr/bin/python3 selftests/host/json_repr_test.py
+	run_ktap kmemleak /usr/bin/python3 selftests/host/kmemleak_attribution_test.py
+	run_ktap samples selftests/host/samples_test
+	run_ktap extend selftests/host/extend_test
+	run_ktap report /usr/bin/python3 selftests/host/report_test.py
 	step fuzz.samples_libfuzzer_60s fuzz_samples
 	# Documentation/ with Sphinx, warnings being errors; make install into a
 	# DESTDIR, its man pages and completion checked against --help; DKMS
 	step docs.sphinx_html_and_man make -s docs
-	run_ktap packaging /usr/bin/python3 selftests/packaging_test.py
+	run_ktap packaging /usr/bin/python3 selftests/host/packaging_test.py
 	step dkms.build_against_debian_6.12 scripts/dkms-test.sh
 	times+=("host-side steps: $((SECONDS - t0)) s")
 }
@@ -186,14 +186,14 @@ guest() {	# PREFIX OWN VM.SH-ARGS... -- COMMAND...
 	rm -f "$log"
 }
 
-# the module, and the test modules of selftests/qstats_test.py,
-# selftests/softnet_test.py, selftests/clock_test.py and
-# selftests/qstats_cost_test.py beside it
+# the module, and the test modules of selftests/kernel/qstats_test.py,
+# selftests/kernel/softnet_test.py, selftests/kernel/clock_test.py and
+# selftests/kernel/qstats_cost_test.py beside it
 build_modules() {	# KDIR NAME
 	scripts/kbuild.sh "$1" "$2" &&
-		scripts/kbuild.sh "$1" "$2-lockhold" selftests/lockhold &&
-		scripts/kbuild.sh "$1" "$2-nearwrap" selftests/nearwrap &&
-		scripts/kbuild.sh "$1" "$2-slowdev" selftests/slowdev
+		scripts/kbuild.sh "$1" "$2-lockhold" selftests/modules/lockhold &&
+		scripts/kbuild.sh "$1" "$2-nearwrap" selftests/modules/nearwrap &&
+		scripts/kbuild.sh "$1" "$2-slowdev" selftests/modules/slowdev
 }
 
 # one kernel: build the module against it, and sparse; sets kver, image,

@@ -1,0 +1,1033 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""ksft-perfmon-report against numbers this test computes itself, from
+KTAP files it writes: rates over a counter reset, busy-core-equivalents
+with and without a transform, percentiles of short series, baselines,
+malformed lines and plots. KTAP output; non-zero exit when a test failed.
+"""
+
+import json
+import math
+import os
+import random
+import re
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                '..', 'lib', 'py'))
+from ktap import Case, Ktap   # noqa: E402
+
+TOOL = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..',
+                    '..', 'tools', 'ksft-perfmon-report')
+SEED = 20261130
+
+
+def dumps(obj):
+    return json.dumps(obj, allow_nan=False, separators=(',', ':'),
+                      sort_keys=True)
+
+
+def policy(name, **kw):
+    return f'# ktap-metric-policy-json: {dumps(dict(name=name, **kw))}'
+
+
+def obs(name, t, value, host='local', **labels):
+    shape = 'per-cpu' if isinstance(value, list) else 'scalar'
+    return ('# ktap-metric-json: ' +
+            dumps(dict(labels, name=name, shape=shape, time=t, value=value,
+                       host=host)))
+
+
+def run(lines, *args, baseline=None, max_mb=None):
+    """(exit status, stdout, stderr, [JSON rows]) of the tool on @lines,
+    with at most @max_mb of address space"""
+    def limit():
+        size = max_mb << 20
+        resource.setrlimit(resource.RLIMIT_AS, (size, size))
+
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, 'run.ktap')
+        with open(path, 'w') as f:
+            f.write('\n'.join(lines) + '\n')
+        if baseline is not None:
+            base = os.path.join(d, 'base.ktap')
+            with open(base, 'w') as f:
+                f.write('\n'.join(baseline) + '\n')
+            args = ('--baseline', base) + args
+        p = subprocess.run([TOOL, '--json', *args, path], text=True,
+                           capture_output=True,
+                           preexec_fn=limit if max_mb else None)
+    rows = [json.loads(line) for line in p.stdout.splitlines()]
+    return p.returncode, p.stdout, p.stderr, rows
+
+
+def percentile(xs, p):
+    """linear between closest ranks, by statistics, not by the tool's way"""
+    xs = sorted(xs)
+    if len(xs) == 1:
+        return xs[0]
+    if p == 100:
+        return xs[-1]
+    return statistics.quantiles(xs, n=100, method='inclusive')[p - 1]
+
+
+def summary(xs, how):
+    if how == 'last':
+        return xs[-1]
+    if how == 'total':
+        return math.fsum(xs)
+    if how == 'max':
+        return max(xs)
+    if how == 'distribution':
+        if len(xs) == 1:
+            return xs[0]
+        return {k: summary(xs, k) for k in ('p50', 'p90', 'p99', 'max')}
+    return percentile(xs, int(how[1:]))
+
+
+class Test(Case):
+    def close(self, got, want, what):
+        if isinstance(want, dict):
+            return self.check(isinstance(got, dict) and
+                              got.keys() == want.keys() and
+                              all(math.isclose(got[k], want[k],
+                                               rel_tol=1e-12, abs_tol=1e-12)
+                                  for k in want),
+                              f'{what}: got {got}, want {want}')
+        return self.check(got is not None and
+                          math.isclose(got, want, rel_tol=1e-12,
+                                       abs_tol=1e-12),
+                          f'{what}: got {got}, want {want}')
+
+
+def row(rows, metric, host='local', case=None, labels=None):
+    for r in rows:
+        if r['metric'] == metric and r['host'] == host and \
+           r.get('labels') == labels and \
+           (case is None or r['case'] == case):
+            return r
+    return None
+
+
+def rates(series):
+    """(time, rate) of consecutive (time, counter) pairs; a decrease or
+    no elapsed time gives none"""
+    out = []
+    for (t0, v0), (t1, v1) in zip(series, series[1:]):
+        if t1 > t0 and v1 >= v0:
+            out.append((t1, (v1 - v0) / (t1 - t0)))
+    return out
+
+
+def rate_over_counter_reset(t):
+    """a NIC counter that resets half way: no rate across the reset, the
+    rest as computed here"""
+    rnd = random.Random(SEED)
+    series, v, tm = [], 0, 0.0
+    for i in range(40):
+        tm = round(tm + rnd.uniform(0.5, 1.5), 6)
+        v = rnd.randrange(0, 50) if i == 20 else v + rnd.randrange(0, 1000)
+        series.append((tm, v))
+    series.append((tm, v + 5))          # no time elapsed: no rate
+    want = [r for _, r in rates(series)]
+    t.check(len(want) == len(series) - 3, f'{len(want)} rates')
+    lines = [policy('nic.rx.dropped', summarize='distribution',
+                    transform='rate', display_range={'min': 0})]
+    lines += [obs('nic.rx.dropped', tm, v) for tm, v in series]
+    lines += ['ok 1 reset']
+    for how in ('distribution', 'total', 'last', 'p99'):
+        lines[0] = policy('nic.rx.dropped', summarize=how, transform='rate')
+        rc, _, err, rows = run(lines)
+        t.check(rc == 0, f'exit {rc}: {err}')
+        r = row(rows, 'nic.rx.dropped')
+        if t.check(r is not None, f'no row in {rows}'):
+            t.check(r['n'] == len(want), f'n {r["n"]}, want {len(want)}')
+            t.close(r['value'], summary(want, how), how)
+
+
+def cumulative_cpus(rnd, n, cpus, offline):
+    """per-cpu cumulative seconds; CPU @offline is null for a while"""
+    series, acc, tm = [], [0.0] * cpus, 0.0
+    for i in range(n):
+        tm = round(tm + rnd.uniform(0.9, 1.1), 6)
+        acc = [round(a + rnd.uniform(0, 1), 6) for a in acc]
+        v = list(acc)
+        if 5 <= i < 9:
+            v[offline] = None
+        series.append((tm, v))
+    return series
+
+
+def busy_cores_with_rate(t):
+    """cpu.time.* as published: per-CPU rates summed, nulls skipped"""
+    rnd = random.Random(SEED + 1)
+    series = cumulative_cpus(rnd, 30, 4, 2)
+    want = []
+    for (t0, a), (t1, b) in zip(series, series[1:]):
+        per_cpu = [(y - x) / (t1 - t0) for x, y in zip(a, b)
+                   if x is not None and y is not None and y >= x]
+        want.append(math.fsum(per_cpu))
+    lines = [policy('cpu.time.usr', aggregation='busy-core-equivalents',
+                    display_label='Percent of one CPU',
+                    display_range={'max': 100.0, 'min': 0.0},
+                    display_scale=100.0, summarize='p90', transform='rate')]
+    lines += [obs('cpu.time.usr', tm, v) for tm, v in series]
+    lines += ['ok 1 usr']
+    rc, _, err, rows = run(lines)
+    t.check(rc == 0, f'exit {rc}: {err}')
+    r = row(rows, 'cpu.time.usr')
+    if t.check(r is not None, f'no row in {rows}'):
+        t.check(r['n'] == len(want), f'n {r["n"]}')
+        t.close(r['value'], percentile(want, 90), 'p90 of summed rates')
+
+
+def busy_cores_without_transform(t):
+    """cpu.utilization as published: the percentages' sum / 100"""
+    rnd = random.Random(SEED + 2)
+    series = []
+    for i in range(25):
+        v = [round(rnd.uniform(0, 100), 4) for _ in range(4)]
+        if i % 7 == 3:
+            v[1] = None
+        series.append((i * 0.5, v))
+    want = [math.fsum(x for x in v if x is not None) / 100
+            for _, v in series]
+    for how in ('p90', 'p50', 'max', 'last', 'total'):
+        lines = [policy('cpu.utilization',
+                        aggregation='busy-core-equivalents', summarize=how)]
+        lines += [obs('cpu.utilization', tm, v) for tm, v in series]
+        lines += ['ok 1 util']
+        rc, _, err, rows = run(lines)
+        t.check(rc == 0, f'exit {rc}: {err}')
+        r = row(rows, 'cpu.utilization')
+        if t.check(r is not None, f'no row in {rows}'):
+            t.close(r['value'], summary(want, how), how)
+
+
+def percentiles_short_series(t):
+    """1 to 5 points: distribution is last for one, else p50, p90, p99,
+    max, interpolated between closest ranks"""
+    rnd = random.Random(SEED + 3)
+    for n in range(1, 6):
+        xs = [rnd.choice([rnd.uniform(-5, 5), rnd.randrange(0, 9)])
+              for _ in range(n)]
+        lines = [policy('throughput', summarize='distribution')]
+        lines += [obs('throughput', i * 1.0, x) for i, x in enumerate(xs)]
+        lines += [f'ok 1 short{n}']
+        rc, _, err, rows = run(lines)
+        t.check(rc == 0, f'exit {rc}: {err}')
+        r = row(rows, 'throughput')
+        if t.check(r is not None, f'no row in {rows}'):
+            t.close(r['value'], summary(xs, 'distribution'), f'{n}: {xs}')
+        for how in ('p50', 'p90', 'p99'):
+            lines[0] = policy('throughput', summarize=how)
+            r = row(run(lines)[3], 'throughput')
+            if t.check(r is not None, 'no row'):
+                t.close(r['value'], percentile(xs, int(how[1:])),
+                        f'{how} of {xs}')
+
+
+def per_cpu_without_aggregation(t):
+    """no aggregation: one summary per CPU, null for a CPU never seen"""
+    series = [(0.0, [1.0, None, 3.0]), (1.0, [2.0, None, 1.0]),
+              (2.0, [4.0, None, 2.0])]
+    lines = [policy('x', summarize='max')]
+    lines += [obs('x', tm, v) for tm, v in series] + ['ok 1 x']
+    rc, _, err, rows = run(lines)
+    t.check(rc == 0, f'exit {rc}: {err}')
+    r = row(rows, 'x')
+    t.check(r is not None and r['value'] == [4.0, None, 3.0], f'{r}')
+
+
+def cases_hosts_and_depth(t):
+    """metrics at depths 0 to 2 belong to the case whose result line
+    follows them, hosts apart; a result line without metrics is none"""
+    lines = ['TAP version 13', '1..2',
+             '# # ' + obs('m', 0.0, 1), '# # ' + obs('m', 1.0, 2, 'remote'),
+             '# # ok 1 inner_a', '# ok 1 wrapper',
+             obs('m', 0.0, 10), '# ' + obs('m', 1.0, 30),
+             'not ok 2 second case # with a directive']
+    rc, _, err, rows = run(lines)
+    t.check(rc == 0, f'exit {rc}: {err}')
+    got = sorted((r['case'], r['host'], r['result'], r['value'])
+                 for r in rows)
+    want = [('inner_a', 'local', 'ok', 1.0), ('inner_a', 'remote', 'ok', 2.0),
+            ('second case', 'local', 'not ok', 40.0)]
+    t.check(got == want, f'{got} != {want}')
+
+
+def malformed_lines_named(t):
+    """each bad line is named with its reason, and the rest is read"""
+    good = [obs('m', float(i), i) for i in range(4)]
+    bad = [
+        ('# ktap-metric-json: {"name":"m","shape":"scalar",', 'not JSON'),
+        (obs('m', 9.0, 1).replace('1}', 'NaN}'), 'not JSON'),
+        (policy('m', summarize='p42'), 'summarize'),
+        (policy('n', transform='delta'), 'transform'),
+        (policy('n', regression={'better': 'up', 'compare': 'p50',
+                                 'absolute_tolerance': 1}), 'better'),
+        (policy('n', regression={'better': 'higher', 'compare': 'p50'}),
+         'tolerance'),
+        (policy('n', display_scale=0), 'display_scale'),
+        (obs('m', 9.0, [1.0]), 'shape'),
+        (obs('m', 'soon', 1), 'time'),
+    ]
+    lines = [policy('m', summarize='total'), policy('m', summarize='total'),
+             good[0], good[1], policy('m', summarize='max'),
+             policy('late', summarize='max')]
+    lines[5:5] = [obs('late', 0.0, 1)]
+    for b, _ in bad:
+        lines.insert(3, b)
+    lines += good[2:] + ['ok 1 m']
+    rc, _, err, rows = run(lines)
+    t.check(rc == 2, f'exit {rc}, want 2')
+    msgs = err.splitlines()
+    want = {i + 1 for i, line in enumerate(lines)
+            if line in [b for b, _ in bad] or '"max"' in line}
+    named = {int(m.split(':')[2]) for m in msgs if m.count(':') > 2}
+    t.check(named == want, f'lines named {sorted(named)}, want {sorted(want)}')
+    for b, reason in bad:
+        n = lines.index(b) + 1
+        t.check(any(f':{n}: ' in m and reason in m for m in msgs),
+                f'line {n} not refused for {reason}: {msgs}')
+    t.check(any('conflicts with line 1' in m for m in msgs), f'{msgs}')
+    t.check(any('after an observation' in m for m in msgs), f'{msgs}')
+    r = row(rows, 'm')
+    t.check(r is not None and r['value'] == 6.0 and r['n'] == 4,
+            f'the good lines: {r}')
+
+
+def baseline_verdicts(t):
+    """higher and lower is better, relative and absolute allowances (the
+    larger wins), exit 1 on a regression only"""
+    def ktap(value, better, **tol):
+        reg = dict(better=better, compare='p50', **tol)
+        return [policy('v', regression=reg, summarize='distribution'),
+                obs('v', 0.0, value), obs('v', 1.0, value), 'ok 1 c']
+
+    cases = [   # value, baseline, better, tolerances, verdict
+        (95.0, 100.0, 'higher', dict(relative_tolerance=0.1), 'unchanged'),
+        (89.0, 100.0, 'higher', dict(relative_tolerance=0.1), 'regressed'),
+        (111.0, 100.0, 'higher', dict(relative_tolerance=0.1), 'improved'),
+        (89.0, 100.0, 'lower', dict(relative_tolerance=0.1), 'improved'),
+        (111.0, 100.0, 'lower', dict(relative_tolerance=0.1), 'regressed'),
+        (85.0, 100.0, 'higher', dict(relative_tolerance=0.1,
+                                     absolute_tolerance=20), 'unchanged'),
+        (70.0, 100.0, 'higher', dict(relative_tolerance=0.1,
+                                     absolute_tolerance=20), 'regressed'),
+        (0.5, 0.0, 'lower', dict(absolute_tolerance=1), 'unchanged'),
+    ]
+    for value, base, better, tol, verdict in cases:
+        rc, _, err, rows = run(ktap(value, better, **tol),
+                               baseline=ktap(base, better, **tol))
+        r = row(rows, 'v')
+        want_rc = 1 if verdict == 'regressed' else 0
+        t.check(rc == want_rc, f'{value} vs {base}: exit {rc}: {err}')
+        if t.check(r is not None and 'regression' in r, f'{rows}'):
+            g = r['regression']
+            allowance = max(tol.get('relative_tolerance', 0) * abs(base),
+                            tol.get('absolute_tolerance', 0))
+            t.check(g['verdict'] == verdict and g['baseline'] == base and
+                    g['current'] == value and
+                    math.isclose(g['allowance'], allowance),
+                    f'{value} vs {base} {better} {tol}: {g}')
+    rc, _, _, rows = run(ktap(1.0, 'higher', relative_tolerance=0.1),
+                         baseline=['ok 1 other'])
+    r = row(rows, 'v')
+    t.check(rc == 0 and r and r['regression']['verdict'] == 'no baseline',
+            f'{rc} {r}')
+
+
+def svg_plots(t):
+    """one plot per case and metric: a line per host of the transformed,
+    scaled values, and a heat map cell per CPU and rate"""
+    series = cumulative_cpus(random.Random(SEED + 4), 12, 3, 1)
+    lines = [policy('cpu.time.sys', aggregation='busy-core-equivalents',
+                    display_range={'max': 100.0, 'min': 0.0},
+                    display_scale=100.0, summarize='p90', transform='rate'),
+             policy('tput', display_scale=2.0, summarize='max')]
+    lines += [obs('cpu.time.sys', tm, v) for tm, v in series]
+    lines += [obs('tput', float(i), i * 3, host)
+              for host in ('local', 'remote') for i in range(5)]
+    lines += ['ok 1 plotted']
+    with tempfile.TemporaryDirectory() as d:
+        rc, _, err, _ = run(lines, '--svg', d)
+        t.check(rc == 0, f'exit {rc}: {err}')
+        files = sorted(os.listdir(d))
+        t.check(files == ['1-cpu.time.sys.svg', '1-tput.svg'], f'{files}')
+        ns = '{http://www.w3.org/2000/svg}'
+        try:
+            tput = ET.parse(os.path.join(d, '1-tput.svg')).getroot()
+            heat = ET.parse(os.path.join(d, '1-cpu.time.sys.svg')).getroot()
+        except (OSError, ET.ParseError) as e:
+            t.check(False, f'plots: {e}')
+            return
+    lines_ = tput.findall(f'{ns}polyline')
+    t.check(len(lines_) == 2, f'{len(lines_)} lines, want one per host')
+    for pl in lines_:
+        t.check(len(pl.get('points').split()) == 5, pl.get('points'))
+    cells = [r for r in heat.findall(f'{ns}rect') if r.get('class') == 'cell']
+    want = sum(1 for (_, a), (_, b) in zip(series, series[1:])
+               for x, y in zip(a, b) if x is not None and y is not None)
+    t.check(len(cells) == want, f'{len(cells)} cells, want {want}')
+
+
+def labels_key_series(t):
+    """every key but name, shape, time and value is a label: a series per
+    label set, each with its metric's policy, in the table, the JSON and
+    the plots' file names"""
+    lines = [policy('bytes', summarize='distribution', transform='rate')]
+    want = {}
+    for d, per_s in (('rx', 1000), ('tx', 10)):
+        series = [(i * 1.0, i * per_s + (i % 3)) for i in range(10)]
+        want[d] = summary([r for _, r in rates(series)], 'distribution')
+        lines += [obs('bytes', tm, v, dir=d) for tm, v in series]
+    lines += [obs('q', 0.0, 1, queue=3), obs('q', 0.0, 2, queue='3'),
+              obs('q', 1.0, 4, queue=3), obs('q', 0.0, 8, queue=0.5,
+                                              busy=True, hw=None),
+              obs('q', 0.0, 16, host='remote', queue=3)]
+    lines += ['ok 1 labelled']
+    rc, _, err, rows = run(lines)
+    t.check(rc == 0, f'exit {rc}: {err}')
+    t.check(len(rows) == 6, f'{len(rows)} rows, want 6: {rows}')
+    for d in ('rx', 'tx'):
+        r = row(rows, 'bytes', labels={'dir': d})
+        if t.check(r is not None, f'no row of dir={d} in {rows}'):
+            t.close(r['value'], want[d], f'dir={d}')
+    for labels, host, total in (({'queue': 3}, 'local', 5),
+                                ({'queue': '3'}, 'local', 2),
+                                ({'busy': True, 'hw': None, 'queue': 0.5},
+                                 'local', 8),
+                                ({'queue': 3}, 'remote', 16)):
+        r = row(rows, 'q', host=host, labels=labels)
+        t.check(r is not None and r['value'] == total,
+                f'{labels} {host}: {r}')
+    r = row(rows, 'q', labels=None)
+    t.check(r is None, f'a row without labels: {r}')
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, 'run.ktap')
+        with open(path, 'w') as f:
+            f.write('\n'.join(lines) + '\n')
+        p = subprocess.run([TOOL, '--svg', d, path], text=True,
+                           capture_output=True)
+        table = p.stdout
+        files = sorted(os.listdir(d))
+    # queue=3 and queue="3" would share a name: the later gets its number
+    want_files = ['1-bytes,dir=rx.svg', '1-bytes,dir=tx.svg',
+                  '1-q,busy=true,hw=null,queue=0.5.svg', '1-q,queue=3-4.svg',
+                  '1-q,queue=3.svg', 'run.ktap']
+    t.check(files == want_files, f'{files} != {want_files}')
+    for name in ('bytes{dir="rx"}', 'bytes{dir="tx"}', 'q{queue=3}',
+                 'q{queue="3"}', 'q{busy=true,hw=null,queue=0.5}'):
+        t.check(f'  {name} ' in table, f'{name} not in the table: {table}')
+    reg = policy('lat', summarize='last', regression=dict(
+        better='lower', compare='last', relative_tolerance=0.1))
+    base = [reg, obs('lat', 0.0, 10, dir='rx'), obs('lat', 0.0, 10, dir='tx'),
+            'ok 1 labelled']
+    cur = [reg, obs('lat', 0.0, 20, dir='rx'), obs('lat', 0.0, 5, dir='tx'),
+           'ok 1 labelled']
+    rc, _, err, rows = run(cur, baseline=base)
+    got = {r.get('labels', {}).get('dir'): r['regression']['verdict']
+           for r in rows}
+    t.check(rc == 1 and got == {'rx': 'regressed', 'tx': 'improved'},
+            f'exit {rc}, verdicts {got}: {err}')
+    bad = obs('q', 2.0, 1, queue=[1])
+    rc, _, err, _ = run(lines[:-1] + [bad, 'ok 1 labelled'])
+    t.check(rc == 2 and f':{len(lines)}: label "queue": not a string' in err,
+            f'exit {rc}: {err}')
+
+
+def mixed_shapes_refused(t):
+    """a metric is scalar or per-cpu in a case, whatever the host or
+    labels: a line of the other shape is refused, the rest is read"""
+    lines = [obs('m', 0.0, 1), obs('m', 1.0, 2),
+             obs('m', 0.0, [1.0, 2.0], 'remote'),
+             obs('m', 0.0, [3.0], dir='rx'),
+             obs('c', 0.0, [1.0], dir='rx'), obs('c', 0.0, 5, dir='tx'),
+             obs('c', 1.0, [2.0], dir='rx'), 'ok 1 mixed']
+    rc, _, err, rows = run(lines)
+    t.check(rc == 2, f'exit {rc}, want 2')
+    for n, shape, first in ((3, 'per-cpu', 1), (4, 'per-cpu', 1),
+                            (6, 'scalar', 5)):
+        t.check(f':{n}: ' in err and f'shape {shape}, unlike its earlier '
+                f'observations (line {first})' in err,
+                f'line {n} not refused: {err}')
+    got = sorted((r['metric'], r['host'], dumps(r.get('labels')),
+                  r['value']) for r in rows)
+    # a per-cpu series one CPU wide is summarized as a number
+    want = [('c', 'local', '{"dir":"rx"}', 3.0), ('m', 'local', 'null', 3.0)]
+    t.check(got == want, f'{got} != {want}')
+    with tempfile.TemporaryDirectory() as d:
+        run(lines, '--svg', d)
+        files = sorted(os.listdir(d))
+    t.check(files == ['1-c,dir=rx.svg', '1-m.svg'], f'{files}')
+
+
+def many_names(t):
+    """40,000 metric names, label sets and test cases, each with its own
+    policy, value and baseline verdict (look-ups are hashed: this takes
+    a second where linear ones took minutes)"""
+    n = 40000
+    reg = dict(better='higher', compare='last', absolute_tolerance=0.5)
+
+    def ktap(shift):
+        lines = [policy(f'm{i}', summarize=('last', 'max')[i % 2],
+                        regression=reg) for i in range(n)]
+        lines += [obs(f'm{i}', 0.0, i + shift(i)) for i in range(n)]
+        lines += [obs(f'm{i}', 1.0, i) for i in range(n)]
+        lines += [obs('q', 0.0, i, queue=i) for i in range(n)]
+        lines += ['ok 1 many']
+        for i in range(n):
+            lines += [policy('x', regression=reg), obs('x', 0.0, i),
+                      obs('x', 1.0, i + shift(i)), f'ok {i + 2} c{i}']
+        return lines
+
+    rc, _, err, rows = run(ktap(lambda i: 0),
+                           baseline=ktap(lambda i: i % 3 - 1))
+    t.check(rc == 1, f'exit {rc}: {err[:200]}')
+    # and one balance of the queues of q, which carried nothing
+    t.check(len(rows) == 3 * n + 1, f'{len(rows)} rows')
+    verdicts = ['improved', 'unchanged', 'regressed']
+    m, q, x = {}, {}, {}
+    bal = [r['balance'] for r in rows if 'balance' in r]
+    t.check(bal == [dict(cv=None, max_mean=None, queues=n, total=0.0)],
+            f'{bal}')
+    for r in rows:
+        if 'balance' in r:
+            continue
+        if r['case'] == 'many' and r['metric'] == 'q':
+            q[r['labels']['queue']] = r['value']
+        elif r['case'] == 'many':
+            m[r['metric']] = (r['summarize'], r['value'],
+                              r['regression']['verdict'])
+        else:
+            x[r['case']] = (r['value'], r['regression']['verdict'])
+    bad = [i for i in range(n)
+           if m.get(f'm{i}') != (('last', 'max')[i % 2], i, 'unchanged') or
+           q.get(i) != i or
+           x.get(f'c{i}') != (2 * i, verdicts[i % 3])]
+    t.check(not bad, f'{len(bad)} wrong, the first: {bad[:1]}')
+
+
+def queue_balance(t):
+    """a group per metric, host and labels but a numeric queue, of two
+    queues or more, as computed here from each queue's last value less
+    its first"""
+    amounts = {('rx', 'local', 3): [300, 100, 0, 200],
+               ('rx', 'remote', 3): [50, 50],
+               ('rx', 'local', 4): [10, 0]}
+    lines = [policy('rx', transform='rate')]
+    for (m, host, dev), amts in amounts.items():
+        for q, a in enumerate(amts):
+            lines += [obs(m, 0.0, 1000, host, ifindex=dev, queue=q),
+                      obs(m, 2.0, 1000 + a, host, ifindex=dev, queue=q)]
+    # not balances: one queue; a string queue; per-cpu
+    lines += [obs('one', 0.0, 1, queue=0), obs('one', 1.0, 5, queue=0),
+              obs('s', 0.0, 1, queue='0'), obs('s', 0.0, 1, queue='1'),
+              obs('c', 0.0, [1, 2], queue=0), obs('c', 0.0, [1, 2], queue=1),
+              'ok 1 case']
+    rc, out, err, rows = run(lines)
+    got = {(r['metric'], r['host'], r['labels']['ifindex']): r['balance']
+           for r in rows if 'balance' in r}
+    want = {}
+    for k, a in amounts.items():
+        mean = sum(a) / len(a)
+        sd = (sum((x - mean) ** 2 for x in a) / len(a)) ** 0.5
+        want[k] = dict(cv=sd / mean, max_mean=max(a) / mean,
+                       queues=len(a), total=float(sum(a)))
+    t.check(rc == 0 and got.keys() == want.keys() and
+            all(all(abs(got[k][f] - want[k][f]) <= 1e-12 * abs(want[k][f])
+                    for f in want[k]) for k in want),
+            f'exit {rc} {err}: {got} against {want}')
+    with tempfile.NamedTemporaryFile('w', suffix='.ktap') as f:
+        f.write('\n'.join(lines) + '\n')
+        f.flush()
+        out = subprocess.run([TOOL, f.name], capture_output=True,
+                             text=True).stdout
+    t.check('balance of rx{ifindex=3} (local): 4 queues, total 600, cv '
+            '0.7454, max/mean 2\n' in out, out)
+
+
+def wide_arrays_bounded(t):
+    """memory in proportion to the values: one 50,001 CPUs wide array
+    among 2,000 of 4 CPUs in 128 MB of address space (not 2,001 * 50,001
+    doubles); one of 200,001 CPUs, more than RP_MAX_CPUS, refused"""
+    series = [(i * 1.0, [float((i * 7 + k) % 13) for k in range(4)])
+              for i in range(2000)]
+    series[1000] = (1000.0, [float(k % 11) for k in range(50001)])
+    want = [max(v[k] for _, v in series if k < len(v))
+            for k in range(50001)]
+    lines = [policy('u', summarize='max')]
+    lines += [obs('u', tm, v) for tm, v in series]
+    lines += [obs('u', 3000.0, [1.0] * 200001), 'ok 1 wide']
+    rc, _, err, rows = run(lines, max_mb=128)
+    t.check(rc == 2 and f':{len(lines) - 1}: value: 200001 CPUs, more '
+            'than the 65536 the report takes' in err,
+            f'exit {rc}: {err[:300]}')
+    r = row(rows, 'u')
+    if t.check(r is not None, f'no row: exit {rc}, {err[:300]}'):
+        t.check(r['n'] == 2000 and r['value'] == want,
+                f'n {r["n"]}, {len(r["value"])} values, the first '
+                f'{r["value"][:6]}, want {want[:6]}')
+
+
+def json_true_values(t):
+    """--json writes names and labels of any length, and no row, but a
+    message and exit 2, for a summary JSON cannot hold (a total beyond
+    the largest double is inf, not null)"""
+    name, key = 'n.' * 1000 + 'é\u0001"', 'k' * 300
+    lines = [obs(name, 0.0, 1, **{key: 'v' * 3000}), obs(name, 1.0, 2,
+             **{key: 'v' * 3000}),
+             policy('big', summarize='distribution'),
+             obs('big', 0.0, 1e308), obs('big', 1.0, 1e308),
+             policy('sum', summarize='total'),
+             obs('sum', 0.0, 1e308), obs('sum', 1.0, 1e308),
+             'ok 1 ' + 'c' * 2000]
+    rc, _, err, rows = run(lines)
+    t.check(rc == 2, f'exit {rc}, want 2')
+    r = row(rows, name, labels={key: 'v' * 3000})
+    t.check(r is not None and r['value'] == 3 and r['case'] == 'c' * 2000,
+            f'the long names: {[(x["metric"][:9], x["case"][:9]) for x in rows]}')
+    r = row(rows, 'big')
+    t.check(r is not None and r['value'] == {'max': 1e308, 'p50': 1e308,
+                                             'p90': 1e308, 'p99': 1e308},
+            f'big: {r}')
+    t.check(row(rows, 'sum') is None, f'a row of an infinite total: {rows}')
+    msg = ('series {"host":"local","name":"sum"}: total is not finite, '
+           'which JSON cannot hold; row not written')
+    t.check(len(err.splitlines()) == 1 and msg in err, f'{err!r}')
+
+
+def names_at_the_edges(t):
+    """"host": "" is no host, one series as ever; a plot of a name over a
+    file name's 255 bytes is written; a case that is not UTF-8 is named in
+    a message, its bytes as \\xNN"""
+    lines = ['# ktap-metric-json: ' +
+             dumps(dict(name='m', shape='scalar', time=0.0, value=1)),
+             '# ktap-metric-json: ' +
+             dumps(dict(name='m', shape='scalar', time=1.0, value=2,
+                        host='')), 'ok 1 c']
+    rc, _, err, rows = run(lines)
+    t.check(rc == 0 and [(r['host'], r['value']) for r in rows] == [('', 3)],
+            f'exit {rc}, {rows}, {err}')
+
+    lines = [obs('m' * 300, 0.0, 1), obs('m' * 300, 1.0, 2),
+             obs('m' * 300, 2.0, 3, q='3'), 'ok 1 c']
+    with tempfile.TemporaryDirectory() as d:
+        rc, _, err, _ = run(lines, '--svg', d)
+        names = sorted(os.listdir(d))
+    t.check(rc == 0 and len(names) == 2 and
+            all(len(n) <= 255 and n.endswith('.svg') for n in names),
+            f'exit {rc}, {err}, {names}')
+
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, 'run.ktap')
+        with open(path, 'wb') as f:
+            f.write(obs('sum', 0.0, 1e308).encode() + b'\n' +
+                    obs('sum', 1.0, 1e308).encode() + b'\nok 1 \xff"b\n')
+        p = subprocess.run([TOOL, '--json', path], capture_output=True)
+    t.check(p.returncode == 2 and b'case "\\xff\\x22b"' in p.stderr,
+            f'exit {p.returncode}, {p.stderr!r}')
+
+
+def per_cpu_regression_not_judged(t):
+    """a regression policy on a per-cpu series without aggregation has no
+    number to compare: the verdict says so, in --json and the table"""
+    reg = dict(better='lower', compare='max', absolute_tolerance=1)
+    lines = [policy('u', regression=reg, summarize='max'),
+             policy('a', regression=reg, summarize='max',
+                    aggregation='busy-core-equivalents'),
+             obs('u', 0.0, [50.0, 60.0]), obs('u', 1.0, [70.0]),
+             obs('a', 0.0, [50.0, 60.0]), 'ok 1 c']
+    rc, _, err, rows = run(lines, baseline=lines)
+    t.check(rc == 0, f'exit {rc}: {err}')
+    r, a = row(rows, 'u'), row(rows, 'a')
+    t.check(r is not None and r.get('regression') ==
+            {'better': 'lower', 'compare': 'max',
+             'verdict': 'not judged (per-cpu without aggregation)'},
+            f'{r}')
+    t.check(a is not None and a.get('regression', {}).get('verdict') ==
+            'unchanged' and a['regression']['current'] == 1.1, f'{a}')
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, 'run.ktap')
+        with open(path, 'w') as f:
+            f.write('\n'.join(lines) + '\n')
+        p = subprocess.run([TOOL, '--baseline', path, path], text=True,
+                           capture_output=True)
+    want = ('    max (lower is better): not judged (per-cpu without '
+            'aggregation)\n')
+    t.check(want in p.stdout, f'{p.stdout}')
+
+
+def numpy_percentile(xs, p):
+    """numpy.percentile(xs, p) as numpy computes it (method 'linear' and
+    its _lerp(), from the nearer end), to the bit; checked against numpy
+    1.24.2 on 60,000 percentiles"""
+    xs = sorted(xs)
+    rank = p / 100 * (len(xs) - 1)
+    lo = math.floor(rank)
+    if lo + 1 >= len(xs):
+        return xs[-1]
+    g, a, b = rank - lo, xs[lo], xs[lo + 1]
+    return b - (b - a) * (1 - g) if g >= 0.5 else a + (b - a) * g
+
+
+def percentiles_as_numpy(t):
+    """p50, p90 and p99 are numpy's to the bit (the man page says so)"""
+    rnd = random.Random(SEED + 5)
+    lines, series = [], []
+    for i in range(300):
+        xs = [rnd.choice([rnd.uniform(-1e3, 1e3), rnd.uniform(0, 1),
+                          float(rnd.randrange(-5, 5)),
+                          rnd.uniform(-1, 1) * 10 ** rnd.randrange(-5, 10)])
+              for _ in range(rnd.randrange(2, 40))]
+        series.append(xs)
+        lines.append(policy(f's{i}', summarize='distribution'))
+        lines += [obs(f's{i}', float(k), x) for k, x in enumerate(xs)]
+    rc, _, err, rows = run(lines + ['ok 1 pct'])
+    t.check(rc == 0, f'exit {rc}: {err}')
+    bad = []
+    for i, xs in enumerate(series):
+        r = row(rows, f's{i}')
+        want = {f'p{p}': numpy_percentile(xs, p) for p in (50, 90, 99)}
+        got = {k: r['value'][k] for k in want} if r else None
+        if got != want:
+            bad.append((i, got, want))
+    t.check(not bad, f'{len(bad)} of 300 differ, the first {bad[:1]}')
+
+
+def parser_deviations(t):
+    """where jansson reads otherwise than json.loads, as the man page
+    says: these lines are refused, and 0 and 0.0 are not equal"""
+    ok = obs('m', 0.0, 2 ** 63 - 1)
+    refused = [
+        (ok.replace('}', '}\0garbage'), 'a NUL byte in the line'),
+        (ok.replace(str(2 ** 63 - 1), str(2 ** 63)), 'too big integer'),
+        (ok.replace('{', '{"time":1,'), 'duplicate object key'),
+        (ok.replace(str(2 ** 63 - 1), '1e400'), 'real number overflow'),
+        (obs('m\0', 0.0, 1), '\\u0000 is not allowed'),
+        (obs('m\ud800', 0.0, 1), "invalid Unicode '\\uD800'"),
+        (policy('p', display_range={'min': 0.0}), 'conflicts with line 1'),
+    ]
+    lines = [policy('p', display_range={'min': 0})]
+    lines += [line for line, _ in refused] + [ok, 'ok 1 c']
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, 'run.ktap')
+        with open(path, 'w', errors='surrogatepass') as f:
+            f.write('\n'.join(lines) + '\n')
+        p = subprocess.run([TOOL, '--json', path], capture_output=True)
+    err = p.stderr.decode()
+    t.check(p.returncode == 2, f'exit {p.returncode}')
+    for n, (_, why) in enumerate(refused, 2):
+        t.check(f':{n}: ' in err and why in err.split(f':{n}: ')[1]
+                .split('\n')[0], f'line {n} not refused for {why}: {err}')
+    rows = [json.loads(line) for line in p.stdout.splitlines()]
+    t.check(rows and rows[0]['value'] == 2.0 ** 63, f'{rows}')
+
+
+def svg_names_and_text(t):
+    """a plot per file however names collide once made safe, text that
+    XML allows whatever the names hold, and a DIR of 4095 bytes"""
+    ctl = 'c\u0001\t\u001f<&\ufffe\uffff"'
+    lines = [obs('a/b', 0.0, 1), obs('a_b', 0.0, 2), obs('a_b-2', 0.0, 3),
+             obs('m' + ctl, 0.0, [1.0, 2.0], ctl, lab=ctl),
+             obs('m' + ctl, 1.0, [2.0, 4.0], ctl, lab=ctl), 'ok 1 x' + ctl]
+    safe = ''.join(chr(b) if chr(b).isalnum() and b < 0x80 else '_'
+                   for b in ctl.encode())
+    names = {'1-a_b.svg': 'a/b', '1-a_b-2.svg': 'a_b', '1-a_b-2-3.svg': 'a_b-2',
+             f'1-m{safe},lab={safe}.svg': None}
+    plots = {}
+    with tempfile.TemporaryDirectory() as d:
+        rc, _, err, _ = run(lines, '--svg', d)
+        t.check(rc == 0, f'exit {rc}: {err}')
+        files = sorted(os.listdir(d))
+        t.check(len(files) == 4, f'{files}')
+        for name in files:
+            try:
+                plots[name] = ET.parse(os.path.join(d, name)).getroot()
+            except ET.ParseError as e:
+                t.check(False, f'{name}: {e}')
+    t.check(sorted(plots) == sorted(names), f'{sorted(plots)}')
+    ns = '{http://www.w3.org/2000/svg}'
+    for name, metric in names.items():
+        if name in plots and metric:
+            title = plots[name].find(f'{ns}text').text
+            t.check(title == f'{metric} (x{esc(ctl)}), time in s',
+                    f'{name}: {title!r}')
+    lab = plots.get(f'1-m{safe},lab={safe}.svg')
+    if lab is not None:
+        title = lab.find(f'{ns}text').text
+        want = f'm{esc(ctl)}{{lab={dumps(ctl)}}} (x{esc(ctl)}), time in s'
+        t.check(title == want, f'{title!r} != {want!r}')
+    # 4095 bytes, as PATH_MAX allows: the plots are written in it
+    with tempfile.TemporaryDirectory() as d:
+        long_dir = '/'.join(['d' * 254] * 17)[:4095]
+        fd = os.open(d, os.O_RDONLY)
+        for part in long_dir.split('/')[:-1]:   # the tool makes the last
+            os.mkdir(part, dir_fd=fd)
+            fd, old = os.open(part, os.O_RDONLY, dir_fd=fd), fd
+            os.close(old)
+        with open(os.path.join(d, 'run.ktap'), 'w') as f:
+            f.write('\n'.join(lines) + '\n')
+        p = subprocess.run([TOOL, '--svg', long_dir, 'run.ktap'], cwd=d,
+                           capture_output=True, text=True)
+        t.check(p.returncode == 0, f'exit {p.returncode}: {p.stderr[-300:]}')
+        try:
+            last = os.open(os.path.basename(long_dir), os.O_RDONLY, dir_fd=fd)
+            got = sorted(os.listdir(last))
+            os.close(last)
+        except OSError as e:
+            got = str(e)
+        os.close(fd)
+        t.check(got == sorted(names), f'{len(long_dir)} bytes: {got}')
+
+
+def esc(s):
+    """@s as the plots write it: C0 controls, U+FFFE and U+FFFF as JSON
+    escapes, the rest as it is"""
+    return ''.join(f'\\u{ord(c):04x}' if ord(c) < 0x20 or
+                   ord(c) in (0xfffe, 0xffff) else c for c in s)
+
+
+NL = os.path.join(os.path.dirname(TOOL), 'ksft-perfmon-nl')
+
+
+def to_broken_output(args, stdin_text):
+    """(exit status, stderr) of @args writing to /dev/full, and to a pipe
+    whose reader is gone, with SIGPIPE ignored as a CI runner may leave it"""
+    out = []
+    with open('/dev/full', 'w') as full:
+        p = subprocess.run(args, input=stdin_text, stdout=full, text=True,
+                           stderr=subprocess.PIPE)
+        out.append((p.returncode, p.stderr.strip()))
+    r, w = os.pipe()
+    os.close(r)
+    p = subprocess.run(args, input=stdin_text, stdout=w, text=True,
+                       stderr=subprocess.PIPE, restore_signals=False)
+    os.close(w)
+    out.append((p.returncode, p.stderr.strip()))
+    return out
+
+
+def output_errors(t):
+    """output that cannot be written fails both tools, with a message;
+    the commands of ksft-perfmon-nl that need no module"""
+    lines = ['TAP version 13', '1..1', obs('m', 0.5, 2), 'ok 1 c']
+    text = '\n'.join(lines) + '\n'
+    for args, rc in (([TOOL, '--json'], 2), ([TOOL], 2),
+                     ([NL, 'metric', '--time-base', '0', 'm', '1'], 1),
+                     ([NL, 'clock'], 1)):
+        for got, why in to_broken_output(args, text):
+            t.check(got == rc and 'cannot write the output' in why,
+                    f'{" ".join(args[1:]) or "report"}: exit {got}, {why!r}')
+    # decimal only: no octal or hex
+    for base in ('010x', '0x10', '+1', ' 1'):
+        p = subprocess.run([NL, 'metric', '--time-base', base, 'm', '1'],
+                           capture_output=True, text=True)
+        t.check(p.returncode == 1 and 'is not a number' in p.stderr,
+                f'--time-base {base!r}: exit {p.returncode} {p.stdout!r}')
+    p = subprocess.run([NL, 'metric', '--time-base', '010', 'm', '1'],
+                       capture_output=True, text=True)
+    t.check(p.returncode == 0, f'--time-base 010: exit {p.returncode}')
+
+
+def openmetrics(lines, *args):
+    """(exit status, stderr, the OpenMetrics text) of --openmetrics; a
+    text that promtool's OpenMetrics parser (Prometheus's backfill) does
+    not take whole, with as many samples as lines, is a message instead"""
+    with tempfile.TemporaryDirectory() as d:
+        path, om = os.path.join(d, 'run.ktap'), os.path.join(d, 'run.om')
+        with open(path, 'w') as f:
+            f.write('\n'.join(lines) + '\n')
+        p = subprocess.run([TOOL, '--openmetrics', om, *args, path],
+                           text=True, capture_output=True)
+        if not os.path.exists(om):
+            return p.returncode, p.stderr, None
+        with open(om) as f:
+            text = f.read()
+        n = sum(not x.startswith('#') for x in text.splitlines())
+        b = subprocess.run(['promtool', 'tsdb', 'create-blocks-from',
+                            'openmetrics', om, os.path.join(d, 'db')],
+                           text=True, capture_output=True)
+        took = sum(int(m) for m in re.findall(
+            r'^\S+\s+\d+\s+\d+\s+\S+\s+(\d+)\s', b.stdout, re.M))
+        if b.returncode or took != n:
+            text = (f'promtool took {took} of {n} samples, exit '
+                    f'{b.returncode}: {b.stderr.strip()}')
+    return p.returncode, p.stderr, text
+
+
+def openmetrics_written(t):
+    lines = [policy('cpu.time.sys', transform='rate',
+                    aggregation='busy-core-equivalents', summarize='p90'),
+             policy('nic.rx.bytes', transform='rate', summarize='max'),
+             policy('tput', summarize='distribution'),
+             obs('cpu.time.sys', 0.0001, [1.0, None, 2.0]),
+             obs('cpu.time.sys', 1.0005, [1.5, 3.0, 2.0]),
+             obs('cpu.time.sys', 2.25, [2.5, 3.5, 2.25]),
+             obs('nic.rx.bytes', 0.5, 10, ifindex=3),
+             obs('nic.rx.bytes', 1.5, 30, ifindex=3),
+             obs('tput', 1, 2.5, **{'case': 'x', '__y': True, 'a-b': None,
+                                    'q': 'say "\\hi"\n', 'queue': 1}),
+             obs('tput', 2, 3.5, **{'case': 'x', '__y': True, 'a-b': None,
+                                    'q': 'say "\\hi"\n', 'queue': 1}),
+             # out of time order, and names that only cleaning makes bad
+             obs('z', 2, 2, **{'': 'e', '..n__': 1, '7': 2}),
+             obs('z', 1, 1, **{'': 'e', '..n__': 1, '7': 2}),
+             'ok 1 c"1']
+    rc, err, text = openmetrics(lines, '--start', '1700000000.5',
+                                '--run', 'r\\1', '--kernel', '7.3')
+    if not t.check(rc == 0 and not err and text, f'exit {rc}: {err}'):
+        return
+    own = 'run="r\\\\1",kernel="7.3",case="c\\"1",host="local"'
+    tput = (own + ',exported___y="true",a_b="null",exported_case="x",'
+            'q="say \\"\\\\hi\\"\\n",queue="1"')
+    want = [
+        '# TYPE ksft_cpu_time_sys_seconds counter',
+        '# UNIT ksft_cpu_time_sys_seconds seconds',
+        '# HELP ksft_cpu_time_sys_seconds The KTAP metric cpu.time.sys.',
+        f'ksft_cpu_time_sys_seconds_total{{{own},cpu="0"}} 1.0 1700000000.500',
+        f'ksft_cpu_time_sys_seconds_total{{{own},cpu="0"}} 1.5 1700000001.501',
+        f'ksft_cpu_time_sys_seconds_total{{{own},cpu="0"}} 2.5 1700000002.750',
+        f'ksft_cpu_time_sys_seconds_total{{{own},cpu="1"}} 3.0 1700000001.501',
+        f'ksft_cpu_time_sys_seconds_total{{{own},cpu="1"}} 3.5 1700000002.750',
+        f'ksft_cpu_time_sys_seconds_total{{{own},cpu="2"}} 2.0 1700000000.500',
+        f'ksft_cpu_time_sys_seconds_total{{{own},cpu="2"}} 2.0 1700000001.501',
+        f'ksft_cpu_time_sys_seconds_total{{{own},cpu="2"}} 2.25 1700000002.750',
+        '# TYPE ksft_nic_rx_bytes counter',
+        '# UNIT ksft_nic_rx_bytes bytes',
+        '# HELP ksft_nic_rx_bytes The KTAP metric nic.rx.bytes.',
+        f'ksft_nic_rx_bytes_total{{{own},ifindex="3"}} 10.0 1700000001.000',
+        f'ksft_nic_rx_bytes_total{{{own},ifindex="3"}} 30.0 1700000002.000',
+        '# TYPE ksft_tput gauge',
+        '# HELP ksft_tput The KTAP metric tput.',
+        f'ksft_tput{{{tput}}} 2.5 1700000001.500',
+        f'ksft_tput{{{tput}}} 3.5 1700000002.500',
+        '# TYPE ksft_z gauge',
+        '# HELP ksft_z The KTAP metric z.',
+        f'ksft_z{{{own},exported_="e",exported___n__="1",exported_7="2"}}'
+        ' 1.0 1700000001.500',
+        f'ksft_z{{{own},exported_="e",exported___n__="1",exported_7="2"}}'
+        ' 2.0 1700000002.500',
+    ]
+    got = text.splitlines()
+    t.check(got[:len(want)] == want,
+            f'{[x for x in got[:len(want)] if x not in want][:2]}')
+    # the summaries: busy cores' p90 of the rates (0.5 + 0 over 1.0004 s,
+    # CPU 1 had none; 1 + 0.5 + 0.25 over 1.2495 s), the bytes' largest
+    # rate, tput's distribution; each at its series' last time
+    stats = {}
+    for line in got:
+        if line.startswith('ksft_report_stat{'):
+            labels, v, ts = line.rsplit(' ', 2)
+            m = dict(x.split('=', 1) for x in
+                     labels[len('ksft_report_stat{'):-1].split(',')
+                     if x.startswith(('metric=', 'stat=')))
+            stats[(m['metric'].strip('"'), m['stat'].strip('"'))] = \
+                (float(v), ts)
+    r = [0.5 / 1.0004, (1 + 0.5 + 0.25) / 1.2495]
+    t.close(stats.get(('cpu.time.sys', 'p90'), (0,))[0],
+            percentile(r, 90), 'cpu.time.sys p90')
+    t.check(stats.get(('nic.rx.bytes', 'max')) == (20.0, '1700000002.000'),
+            f'{stats}')
+    t.check({k[1] for k in stats if k[0] == 'tput'} ==
+            {'max', 'p50', 'p90', 'p99'}, f'{stats}')
+    t.check(got[-1] == '# EOF', f'{got[-1:]}')
+
+
+def openmetrics_refused(t):
+    a, b = obs('a.b', 1, 1), obs('a_b', 1, 2)
+    cases = [
+        ([a, b, 'ok 1 c'], "case c, a_b: ksft_a_b shares a sample's name "
+         'with a.b'),
+        ([policy('x', transform='rate'), obs('x', 1, 1), 'ok 1 c',
+          obs('x', 1, 1), 'ok 2 d'],
+         'case d, x: a counter (a policy with transform rate) in one '
+         'case, a gauge in another'),
+        ([obs('x', 1, 1, **{'k.l': 1, 'k_l': 2}), 'ok 1 c'],
+         'case c, x: two labels would have one name'),
+        ([obs('x', 1, 1), 'ok 1 c', obs('x', 2, 1), 'ok 2 c'],
+         'case c, x: an earlier series has the same labels'),
+        # labels that are written alike, in two series
+        ([obs('x', 1, 1, k=1), obs('x', 2, 1, k='1'), 'ok 1 c'],
+         'case c, x: an earlier series has the same labels'),
+        ([obs('x', 1, 1, **{'a.b': 1}), obs('x', 1, 1, a_b=1), 'ok 1 c'],
+         'case c, x: an earlier series has the same labels'),
+        ([obs('report.stat', 1, 1), 'ok 1 c'],
+         "case c, report.stat: ksft_report_stat is the report's own"),
+        # a counter's samples are x_total: no gauge may be
+        ([policy('x', transform='rate'), obs('x', 1, 1),
+          obs('x_total', 1, 1), 'ok 1 c'],
+         "case c, x_total: ksft_x_total shares a sample's name with x"),
+        ([policy('x', transform='rate'), obs('x', 1, -1), 'ok 1 c'],
+         'case c, x: a counter (a policy with transform rate) with a '
+         'negative value'),
+        ([obs('x', -1.5, 1), 'ok 1 c'],
+         'case c, x: a time before 1970 or after 5138, --start added'),
+        ([obs('q', 1, 1, queue=0), obs('q', 2, 2, queue=0),
+          obs('q', 1, 1, queue=1), obs('q', 2, 3, queue=1), 'ok 1 c',
+          obs('q', 1, 1, queue=2), obs('q', 2, 2, queue=2),
+          obs('q', 1, 1, queue=3), obs('q', 2, 3, queue=3), 'ok 2 c'],
+         "case c, q: its queue balance is an earlier case's of the same "
+         'name'),
+    ]
+    for lines, why in cases:
+        # Unix time 0 for the negative time (promtool 2.42 leaves out
+        # the last sample of a file whose samples are at 1970's first)
+        start = '0' if 'a time before 1970' in why else '1700000000'
+        rc, err, text = openmetrics(lines, '--start', start)
+        t.check(rc == 2 and why in err and '; not written' in err and
+                text and text.endswith('# EOF\n'),
+                f'{why}: exit {rc}: {err} {text}')
+    # a second sample in one millisecond: left out, and said
+    rc, err, text = openmetrics([obs('x', 1.0001, 1), obs('x', 1.0003, 2),
+                                 obs('x', 1.0011, 3), 'ok 1 c'],
+                                '--start', '1700000000')
+    n = sum(line.startswith('ksft_x{') for line in text.splitlines())
+    t.check(rc == 0 and n == 2 and 'ksft-perfmon-report: --openmetrics: '
+            '1 observations in the millisecond of an earlier one' in err,
+            f'exit {rc}, {n} samples: {err}')
+    for args, why in ((('--run', 'x'), '--run, --kernel and --start go '
+                       'with --openmetrics'),
+                      (('--openmetrics', '/dev/null', '--start', 'soon'),
+                       '--start soon: not a Unix time in seconds'),
+                      (('--openmetrics', '/dev/null', '--start', '1e300'),
+                       '--start 1e300: not a Unix time in seconds'),
+                      (('--openmetrics', '/dev/null', '--start', '0x10'),
+                       '--start 0x10: not a Unix time in seconds'),
+                      (('--openmetrics', '/dev/null', '--run', '\udcff'),
+                       '--run and --kernel must be UTF-8'),
+                      (('--openmetrics', '/nonexistent/x.om'),
+                       '/nonexistent/x.om: No such file or directory')):
+        p = subprocess.run([TOOL, *args, '/dev/null'], text=True,
+                           capture_output=True)
+        t.check(p.returncode == 2 and why in p.stderr,
+                f'{args}: exit {p.returncode}: {p.stderr}')
+
+
+TESTS = [rate_over_counter_reset, busy_cores_with_rate,
+         busy_cores_without_transform, percentiles_short_series,
+         per_cpu_without_aggregation, cases_hosts_and_depth,
+         malformed_lines_named, baseline_verdicts, svg_plots, output_errors,
+         labels_key_series, mixed_shapes_refused, many_names, queue_balance,
+         wide_arrays_bounded, json_true_values, svg_names_and_text,
+         per_cpu_regression_not_judged, percentiles_as_numpy,
+         parser_deviations, names_at_the_edges, openmetrics_written,
+         openmetrics_refused]
+
+
+def main():
+    print('TAP version 13')
+    k = Ktap('report')
+    k.plan(len(TESTS))
+    k.run_cases(TESTS, case=Test)
+    return k.finish()
+
+
+if __name__ == '__main__':
+    sys.exit(main())
