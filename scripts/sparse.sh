@@ -8,7 +8,7 @@
 # without its optional libraries; it takes a few seconds.
 
 set -euo pipefail
-# already found by the caller (run.sh, whose lanes would fetch it at once)
+# already found by the caller (run.sh, whose jobs would fetch it at once)
 if [ -n "${KPM_SPARSE:-}" ] && [ -x "$KPM_SPARSE" ]; then
 	echo "$KPM_SPARSE"
 	exit 0

@@ -2,8 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The whole suite: host-side checks, and the module's tests in each kernel
-# of the matrix under QEMU, in two lanes at once (see the job list below).
-# Ends with the timeline and "N passed, N failed, N skipped".
+# of the matrix under QEMU. Sets up what every job needs, runs the jobs
+# of selftests/jobs.mk two at a time, then counts their results against
+# selftests/expected-results. Ends with the timeline and "N passed, N
+# failed, N skipped".
+#
+# usage: run.sh            the suite
+#        run.sh job JOB    one job of selftests/jobs.mk (make runs these)
 #
 # Environment: KERNELS selects kernels of the matrix (default: all of
 # "$(scripts/kernel.sh list)"); KPM_KVM=1 uses KVM instead of TCG; KPM_SMP
@@ -16,22 +21,18 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 . selftests/lib/sh/ktap.sh
 
-# the results so far: counts, names of failures, the timeline printed at
-# the end, the first lines of the kernel reports that failed a guest, and
-# the name of every result, checked against selftests/expected-results
-no_results() {
-	pass=0 fail=0 skip=0 failed=() times=() reports=() seen=()
-}
-no_results
+# Where a job's results go: build/test/JOB.results, a line "pass|fail|skip
+# NAME" each; JOB.times, its lines of the timeline; JOB.reports, the
+# first lines of the kernel reports that failed a guest. The jobs before
+# make's are the job "setup".
+T=build/test
+job=setup
 result() {	# pass|fail|skip NAME
-	case "$1" in
-	pass) pass=$((pass + 1)) ;;
-	skip) skip=$((skip + 1)) ;;
-	*) fail=$((fail + 1)); failed+=("$2") ;;
-	esac
-	# a skip is known as one: a test that passed and now skips is not
-	if [ "$1" = skip ]; then seen+=("$2 # SKIP"); else seen+=("$2"); fi
+	echo "$1 $2" >> "$T/$job.results"
 	echo "$1: $2"
+}
+timeline() {	# LINE
+	echo "$1" >> "$T/$job.times"
 }
 step() {	# NAME COMMAND...
 	local name=$1
@@ -44,32 +45,6 @@ step() {	# NAME COMMAND...
 		return 1
 	fi
 }
-
-known=$(scripts/kernel.sh list)
-kernels=${KERNELS:-$known}
-for k in $kernels; do
-	case " $known " in
-	*" $k "*) ;;
-	*) echo "run.sh: unknown kernel '$k' in KERNELS (known: $known)" >&2
-	   exit 2 ;;
-	esac
-done
-case "${KPM_STEP_LIMIT:-1}" in
-*[!0-9]* | 0*) echo "run.sh: KPM_STEP_LIMIT '$KPM_STEP_LIMIT' is not a number of seconds" >&2
-   exit 2 ;;
-esac
-echo "kernels: $kernels"
-
-step build.tools make -s tools selftests
-# the kernel's driver selftest library that PerfMonitor is tested in:
-# 7.3's, from the source package the debug kernel is built from
-ksft_lib() {
-	ksft_src=$(scripts/debug-kernel.sh source) || return 1
-	ksft=$ksft_src/tools/testing/selftests
-	[ -f "$ksft/drivers/net/lib/py/env.py" ]
-}
-ksft= ksft_src=
-step setup.driver_selftest_library ksft_lib
 
 # a host-side KTAP program: each "ok"/"not ok" line is a result, and so is
 # its exit status (one that cannot start reports nothing)
@@ -124,7 +99,7 @@ host_side() {
 	step docs.sphinx_html_and_man make -s docs
 	run_ktap packaging /usr/bin/python3 selftests/host/packaging_test.py
 	step dkms.build_against_debian_6.12 scripts/dkms-test.sh
-	times+=("host-side steps: $((SECONDS - t0)) s")
+	timeline "host-side steps: $((SECONDS - t0)) s"
 }
 
 # the benchmarks still run (one 2-vCPU guest, short): numbers not checked
@@ -132,7 +107,7 @@ bench_smoke() {
 	local t0=$SECONDS
 
 	step bench.smoke scripts/bench.sh --smoke build/bench-smoke
-	times+=("bench.smoke: $((SECONDS - t0)) s")
+	timeline "bench.smoke: $((SECONDS - t0)) s"
 }
 
 # One guest of the kernel that kernel_setup set up: its tests' results
@@ -170,17 +145,17 @@ guest() {	# PREFIX OWN VM.SH-ARGS... -- COMMAND...
 		result fail "$own/guest.kernel_log_clean"
 		# what the kernel said, where the end of a CI log shows it
 		while IFS= read -r line; do
-			reports+=("$own: $line")
+			echo "$own: $line" >> "$T/$job.reports"
 		done < <(tr -d '\r' < "$log" |
 			 grep -E -A3 '^vm(-guest|\.sh): ' | head -n 8)
 	fi
 	up=$(sed -n 's/^.*KPM-VM: guest up at \([0-9.]*\) s.*$/\1/p' "$log" | tail -n1)
 	cpu=$(sed -n 's/^KPM-VM: host CPU \([0-9]*\) s$/\1/p' "$log" | tail -n1)
-	times+=("$own: guest $((SECONDS - t0)) s, host CPU ${cpu:-?} s (/init at ${up:-?} s of its uptime)")
+	timeline "$own: guest $((SECONDS - t0)) s, host CPU ${cpu:-?} s (/init at ${up:-?} s of its uptime)"
 	# its steps of 20 s or more, slowest first, with the time its vCPUs
 	# were busy
 	while read -r name secs busy; do
-		times+=("$own:   $name $secs s, vCPUs busy ${busy:-?} s")
+		timeline "$own:   $name $secs s, vCPUs busy ${busy:-?} s"
 	done < <(sed -n 's/^KPM-TIME: \(.*\)$/\1/p' "$log" |
 		 awk '$2 >= 20' | sort -k2,2nr)
 	rm -f "$log"
@@ -211,7 +186,7 @@ kernel_setup() {	# NAME
 	step "$k/build.module_w1_clean" build_modules "$kdir" "$k" ||
 		{ result fail "$k/guest"; return 1; }
 	step "$k/check.sparse" scripts/kbuild.sh --sparse "$kdir" "$k"
-	times+=("$k: kernel $((t1 - t0)) s, module and sparse $((SECONDS - t1)) s")
+	timeline "$k: kernel $((t1 - t0)) s, module and sparse $((SECONDS - t1)) s"
 }
 
 # the main suite, on the default number of vCPUs, with the 7.3 source
@@ -238,27 +213,18 @@ guest_fuzz() {	# NAME
 }
 
 # its fourth, the same way, on the main guest's vCPUs: the minute at
-# 1 kHz. Its vCPUs are busy less than half the time, so it runs beside a
-# wide guest, not after it; and it is timed, so it runs at lane a's nice
-# even in lane b: at 19, beside a busy wide guest, its record could
-# starve and lose samples
+# 1 kHz, busy less than half the time
 guest_minute() {	# NAME
-	renice -n "$nice_a" -p "$BASHPID" > /dev/null ||
-		echo "run.sh: the minute runs at nice $lane_nice"
 	guest "$1" "$1/minute" --smp "${KPM_SMP:-4}" -- \
 		selftests/guest.sh --suite minute "build/$1/ksft_perfmon.ko"
-	renice -n "$lane_nice" -p "$BASHPID" > /dev/null
 }
 
 # its fifth, the same way, on three vCPUs: a sample's clocks, the last
 # vCPU kept busy, where the kernel accounts its time exactly (NO_HZ_FULL,
-# which Debian's kernels have); at lane a's nice, as it is timed too
+# which Debian's kernels have)
 guest_clock() {	# NAME
-	renice -n "$nice_a" -p "$BASHPID" > /dev/null ||
-		echo "run.sh: the clock guest runs at nice $lane_nice"
 	guest "$1" "$1/clock" --smp 3 --append "nohz_full=1-2 isolcpus=1-2" -- \
 		selftests/guest.sh --suite clock "build/$1/ksft_perfmon.ko"
-	renice -n "$lane_nice" -p "$BASHPID" > /dev/null
 }
 
 # drivers that lock in their stats: one vCPU, two e1000e on a hub
@@ -284,191 +250,127 @@ guest_cpus() {	# NAME
 		selftests/guest.sh --suite cpus "build/$1/ksft_perfmon.ko"
 }
 
-# The rest is a list of jobs that two lanes take: the host-side checks,
-# each kernel's setup (kernel_setup, and the build of a kernel that is
-# built here) and its guests. A guest waits for its kernel's setup,
-# whichever lane did it. Lane a is this shell; lane b's output is printed
-# when it ends, and its results and times are added to lane a's.
-#
-# Under TCG QEMU runs a thread per vCPU, and with more of them than the
-# host has cores, a vCPU that waits on another (a spinlock, an IPI, an RCU
-# grace period) burns CPU while the other is not running: two guests side
-# by side cost up to twice the host CPU they cost one after the other
-# (Documentation/benchmarks.rst has the measurements). So the wide jobs, the
-# busy guests of more than one vCPU, run one at a time, in lane a. Lane b
-# first sets up the kernels that are built here (the debug kernel's build
-# when it is not cached, at nice 0, beside lane a's first guests), then
-# goes to nice 19 and takes the rest of the jobs of about one thread: the
-# host-side checks, the other setups, the one-vCPU guests. At nice 19 they
-# use what CPU the wide guest leaves idle and delay it little. The minute
-# at 1 kHz is not a wide job, though its guest has 4 vCPUs: they are
-# busy less than half the time, and either lane takes it, at lane a's
-# nice (guest_minute). Lane a takes any job, the first of the list that
-# is ready, so the list starts with the debug kernel's guests, the
-# longest.
-wide() {	# JOB
-	case "$1" in
-	main:* | stress:* | cpus:* | bench) return 0 ;;
-	*) return 1 ;;
-	esac
-}
-built() {	# NAME: a kernel that is built here, not a package
-	case "$1" in *-debug) return 0 ;; *) return 1 ;; esac
-}
-jobs=()
-for k in $kernels; do
-	built "$k" && jobs+=("setup:$k" "main:$k" "stress:$k")
-done
-jobs+=(host)
-for k in $kernels; do
-	built "$k" || jobs+=("setup:$k" "main:$k" "stress:$k")
-done
-# the wide jobs before the narrow ones that lane b would take anyway
-case " $kernels " in *" 6.12 "*) jobs+=(cpus:6.12) ;; esac
-jobs+=(bench)
-for j in minute clock fuzz drivers; do
-	for k in $kernels; do
-		built "$k" && jobs+=("$j:$k")
-	done
-	for k in $kernels; do
-		built "$k" || jobs+=("$j:$k")
-	done
-done
+# One job of selftests/jobs.mk. A guest's kernel was set up by its
+# setup job, which left the environment of guest() in build/test/K.env;
+# the setup's own environment (the kernel's selftest library, sparse)
+# comes from make's.
+run_job() {	# JOB
+	local what=${1#*/} k=${1%%/*}
 
-run_job() {	# JOB (SYNC-DIR in $sync)
-	local what=${1%%:*} k=${1#*:} status
-	case "$what" in
+	job=$1
+	: > "$T/$job.results"
+	case "$job" in
 	host) host_side ;;
 	bench) bench_smoke ;;
-	setup)
-		if kernel_setup "$k"; then
-			printf 'ok\n%s\n' "$env" > "$sync/setup.$k.new"
-		else
-			echo failed > "$sync/setup.$k.new"
-		fi
-		mv "$sync/setup.$k.new" "$sync/setup.$k"
+	*/setup)
+		kernel_setup "$k" && printf '%s\n' "$env" > "$T/$k.env"
 		;;
 	*)
-		read -r status < "$sync/setup.$k"
-		if [ "$status" != ok ]; then
-			echo "== $1: not run, $k was not set up"
+		if ! [ -f "$T/$k.env" ]; then
+			echo "== $job: not run, $k was not set up"
 			return
 		fi
-		eval "$(sed 1d "$sync/setup.$k")"
+		eval "$(cat "$T/$k.env")"
+		ksft_src=${KPM_KSFT_SRC:-}
+		ksft=${ksft_src:+$ksft_src/tools/testing/selftests}
 		"guest_$what" "$k"
 		;;
 	esac
 }
 
-# Take the first job not taken (mkdir is the claim) whose kernel is set
-# up, until every job is taken, or the other lane (OTHER-PID) is gone with
-# a setup this one waits for: those guests' results are then missing.
-# With "narrow", leave the wide jobs to the other lane (and the minutes,
-# without the right to go back to lane a's nice for them).
-lane() {	# OTHER-PID [narrow]
-	local j waiting
-	while :; do
-		waiting=0
-		for j in "${jobs[@]}"; do
-			[ -e "$sync/claim.$j" ] && continue
-			if [ "${2:-}" = narrow ]; then
-				wide "$j" && continue
-				[ -z "$renice_back" ] &&
-					case "${j%%:*}" in minute | clock) ;; *) false ;; esac &&
-					continue
-			fi
-			case "$j" in
-			host | bench | setup:*) ;;
-			*) [ -e "$sync/setup.${j#*:}" ] || { waiting=1; continue; } ;;
-			esac
-			mkdir "$sync/claim.$j" 2> /dev/null || continue
-			run_job "$j"
-			continue 2
-		done
-		[ "$waiting" = 1 ] && kill -0 "$1" 2> /dev/null || break
-		sleep 2
-	done
-}
+if [ "${1:-}" = job ] && [ $# -eq 2 ]; then
+	run_job "$2"
+	exit 0
+elif [ $# -ne 0 ]; then
+	echo "usage: run.sh [job JOB]" >&2
+	exit 2
+fi
 
-# Lane b: the setups of kernels built here, then at nice 19 the host-side
-# checks (those setups and the host-side checks are claimed for it
-# below), and the jobs that are not wide, the minutes at lane a's nice
-# where it may go back to it (root may). Nice works between the lanes
-# because they share a session: with autogroup, a lane b in a session of
-# its own would not be behind.
-lane_b() {
-	local k
-	# its own results: those before the fork are lane a's
-	no_results
-	for k in $kernels; do
-		built "$k" && run_job "setup:$k"
-	done
-	renice -n 19 -p "$BASHPID" > /dev/null && lane_nice=19 ||
-		echo "run.sh: lane b runs at the nice of lane a"
-	if [ "$lane_nice" != "$nice_a" ] &&
-	   ! { renice -n "$nice_a" -p "$BASHPID" &&
-	       renice -n "$lane_nice" -p "$BASHPID"; } > /dev/null 2>&1; then
-		renice_back=
-		echo "run.sh: lane b cannot go back to nice $nice_a; the minutes are lane a's"
-	fi
-	host_side
-	lane "$lane_a" narrow
-	times+=("lane b: $SECONDS s")
-	declare -p pass fail skip failed times reports seen > "$sync/b.state"
+known=$(scripts/kernel.sh list)
+kernels=${KERNELS:-$known}
+for k in $kernels; do
+	case " $known " in
+	*" $k "*) ;;
+	*) echo "run.sh: unknown kernel '$k' in KERNELS (known: $known)" >&2
+	   exit 2 ;;
+	esac
+done
+case "${KPM_STEP_LIMIT:-1}" in
+*[!0-9]* | 0*) echo "run.sh: KPM_STEP_LIMIT '$KPM_STEP_LIMIT' is not a number of seconds" >&2
+   exit 2 ;;
+esac
+echo "kernels: $kernels"
+rm -rf "$T"
+mkdir -p "$T"
+t0=$SECONDS
+
+step build.tools make -s tools selftests
+# the kernel's driver selftest library that PerfMonitor is tested in:
+# 7.3's, from the source package the debug kernel is built from
+ksft_lib() {
+	local ksft
+
+	KPM_KSFT_SRC=$(scripts/debug-kernel.sh source) || return 1
+	export KPM_KSFT_SRC
+	ksft=$KPM_KSFT_SRC/tools/testing/selftests
+	[ -f "$ksft/drivers/net/lib/py/env.py" ] ||
+		{ unset KPM_KSFT_SRC; return 1; }
 }
-# both lanes run sparse (kbuild.sh --sparse): fetch and build it once
+step setup.driver_selftest_library ksft_lib
+# every kernel's setup runs sparse (kbuild.sh --sparse): fetch and build
+# it once
 sparse_once() {
 	KPM_SPARSE=$(scripts/sparse.sh) && export KPM_SPARSE
 }
 step setup.sparse sparse_once
+timeline "setup: $((SECONDS - t0)) s"
 
-mkdir -p build
-sync=$(mktemp -d "$top/build/lanes.XXXXXX")
-mkdir "$sync/claim.host"
-for k in $kernels; do
-	built "$k" && mkdir "$sync/claim.setup:$k"
-done
-lane_a=$$
-nice_a=$(nice)
-lane_nice=$nice_a	# this lane's: lane b goes to 19
-renice_back=1		# lane b may go back to nice_a for a minute
-# in a process group of its own, which a stopped run stops whole
-set -m
-lane_b < /dev/null > "$sync/b.log" 2>&1 &
-lane_b_pid=$!
-set +m
-stop_lane_b() {
-	kill -TERM -- -"$lane_b_pid" 2>/dev/null
+# The jobs, two at a time, with make's environment their own (not that
+# of a make test run with -j or -w), in a process group of their own
+# that a stopped run stops whole. A job's output comes when it ends;
+# the line that says it started comes at once, on fd 9.
+jobs_make() {
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
+		make -f selftests/jobs.mk --no-print-directory \
+		KERNELS="$kernels" "$@" < /dev/null
 }
-trap 'trap - INT TERM HUP; stop_lane_b; exit 130' INT TERM HUP
-trap stop_lane_b EXIT
+read -ra joblist <<< "setup $(jobs_make -s list)"
+exec 9>&1
+set -m
+jobs_make -j2 -k --output-sync=target &
+jobs_pid=$!
+set +m
+trap 'kill -TERM -- -"$jobs_pid" 2> /dev/null; exit 130' INT TERM HUP
+wait "$jobs_pid"
+jobs_rc=$?
+trap - INT TERM HUP
+exec 9>&-
 
-lane "$lane_b_pid"
-times+=("lane a: $SECONDS s")
+# every job's results, times and reports, in the order of the list
+cat_all() {	# SUFFIX
+	local j
 
-echo "== waiting for lane b"
-wait "$lane_b_pid"
-echo "== lane b's output"
-cat "$sync/b.log"
-echo "== end of lane b's output"
-# its results and times after lane a's
-a_pass=$pass a_fail=$fail a_skip=$skip
-a_failed=("${failed[@]}") a_times=("${times[@]}") a_reports=("${reports[@]}")
-a_seen=("${seen[@]}")
-no_results
-if [ -f "$sync/b.state" ]; then
-	source "$sync/b.state"
-else
-	result fail lane_b.finished
-fi
-pass=$((a_pass + pass)) fail=$((a_fail + fail)) skip=$((a_skip + skip))
-failed=("${a_failed[@]}" "${failed[@]}")
-times=("${a_times[@]}" "${times[@]}")
-reports=("${a_reports[@]}" "${reports[@]}")
-seen=("${a_seen[@]}" "${seen[@]}")
-mv "$sync/b.log" build/lane-b.log
-rm -rf "$sync"
+	for j in "${joblist[@]}"; do
+		[ -f "$T/$j.$1" ] && cat "$T/$j.$1"
+	done
+}
+pass=$(cat_all results | grep -c '^pass ')
+fail=$(cat_all results | grep -c '^fail ')
+skip=$(cat_all results | grep -c '^skip ')
+mapfile -t failed < <(cat_all results | sed -n 's/^fail //p')
+mapfile -t times < <(cat_all times)
+mapfile -t reports < <(cat_all reports)
+# a skip is known as one: a test that passed and now skips is not
+mapfile -t seen < <(cat_all results | sed 's/^skip \(.*\)$/\1 # SKIP/; s/^[a-z]* //')
 times+=("total: $SECONDS s")
+# a recipe fails only when run.sh job could not record the job (a full
+# disk): make goes on with the jobs that do not wait for it, and the
+# results of those that do are missing
+if [ "$jobs_rc" -ne 0 ]; then
+	echo "fail: selftests/jobs.mk: make exited $jobs_rc"
+	fail=$((fail + 1))
+	failed+=("selftests/jobs.mk: make exited $jobs_rc")
+fi
 
 # A result that never came is a failure, and so is one that the list does
 # not know: a step that did not run, or a test renamed, changes the count
@@ -499,9 +401,12 @@ expected() {
 }
 while IFS= read -r line; do
 	case "$line" in
-	$'\t'*) result fail "not in selftests/expected-results: ${line#?}" ;;
-	*) result fail "missing: $line" ;;
+	$'\t'*) line="not in selftests/expected-results: ${line#?}" ;;
+	*) line="missing: $line" ;;
 	esac
+	echo "fail: $line"
+	fail=$((fail + 1))
+	failed+=("$line")
 done < <(LC_ALL=C comm -3 <(expected) <(printf '%s\n' "${seen[@]}" | LC_ALL=C sort))
 
 echo
