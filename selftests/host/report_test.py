@@ -20,7 +20,7 @@ import xml.etree.ElementTree as ET
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 '..', 'lib', 'py'))
-from ktap import Case, Ktap   # noqa: E402
+from ktap import Case, run_all   # noqa: E402
 
 TOOL = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..',
                     '..', 'tools', 'ksft-perfmon-report')
@@ -1022,11 +1022,7 @@ TESTS = [rate_over_counter_reset, busy_cores_with_rate,
 
 
 def main():
-    print('TAP version 13')
-    k = Ktap('report')
-    k.plan(len(TESTS))
-    k.run_cases(TESTS, case=Test)
-    return k.finish()
+    return run_all('report', TESTS, case=Test)
 
 
 if __name__ == '__main__':

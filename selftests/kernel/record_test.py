@@ -25,7 +25,7 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 '..', 'lib', 'py'))
 import raw_samples   # noqa: E402
-from ktap import Ktap   # noqa: E402
+from ktap import run_all   # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOOL = os.path.join(HERE, '..', '..', 'tools', 'ksft-perfmon-nl')
@@ -807,11 +807,7 @@ def main():
     if not tests:
         print('record_test.py: no test left to run', file=sys.stderr)
         return 2
-    print('TAP version 13')
-    k = Ktap('record')
-    k.plan(len(tests))
-    k.run_cases(tests, announce=True)
-    return k.finish()
+    return run_all('record', tests, announce=True)
 
 
 if __name__ == '__main__':

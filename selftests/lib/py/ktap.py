@@ -88,6 +88,17 @@ class Ktap:
         return 1 if self.failed else 0
 
 
+def run_all(prefix, funcs, case=Case, announce=False):
+    """A program of test cases, @funcs (see Ktap.run_cases()): the
+    header and the plan first, as the cases may take long, then a result
+    each; returns the exit status."""
+    print('TAP version 13')
+    k = Ktap(prefix)
+    k.plan(len(funcs))
+    k.run_cases(funcs, case, announce)
+    return k.finish()
+
+
 def skip_all(why):
     """A program that cannot run its checks here: a plan of none."""
     print(f'1..0 # SKIP {why}')
