@@ -43,6 +43,14 @@ def obs(name, t, value, host='local', **labels):
                        host=host)))
 
 
+def write_run(d, lines, name='run.ktap'):
+    """@lines as the file @name in directory @d; its path"""
+    path = os.path.join(d, name)
+    with open(path, 'w') as f:
+        f.write('\n'.join(lines) + '\n')
+    return path
+
+
 def run(lines, *args, baseline=None, max_mb=None):
     """(exit status, stdout, stderr, [JSON rows]) of the tool on @lines,
     with at most @max_mb of address space"""
@@ -51,13 +59,9 @@ def run(lines, *args, baseline=None, max_mb=None):
         resource.setrlimit(resource.RLIMIT_AS, (size, size))
 
     with tempfile.TemporaryDirectory() as d:
-        path = os.path.join(d, 'run.ktap')
-        with open(path, 'w') as f:
-            f.write('\n'.join(lines) + '\n')
+        path = write_run(d, lines)
         if baseline is not None:
-            base = os.path.join(d, 'base.ktap')
-            with open(base, 'w') as f:
-                f.write('\n'.join(baseline) + '\n')
+            base = write_run(d, baseline, 'base.ktap')
             args = ('--baseline', base) + args
         p = subprocess.run([TOOL, '--json', *args, path], text=True,
                            capture_output=True,
@@ -114,6 +118,16 @@ def row(rows, metric, host='local', case=None, labels=None):
     return None
 
 
+def summary_row(t, lines, metric):
+    """The tool's row of @metric on @lines, or None; either way checked
+    that it ran"""
+    rc, _, err, rows = run(lines)
+    t.check(rc == 0, f'exit {rc}: {err}')
+    r = row(rows, metric)
+    t.check(r is not None, f'no row in {rows}')
+    return r
+
+
 def rates(series):
     """(time, rate) of consecutive (time, counter) pairs; a decrease or
     no elapsed time gives none"""
@@ -142,10 +156,8 @@ def rate_over_counter_reset(t):
     lines += ['ok 1 reset']
     for how in ('distribution', 'total', 'last', 'p99'):
         lines[0] = policy('nic.rx.dropped', summarize=how, transform='rate')
-        rc, _, err, rows = run(lines)
-        t.check(rc == 0, f'exit {rc}: {err}')
-        r = row(rows, 'nic.rx.dropped')
-        if t.check(r is not None, f'no row in {rows}'):
+        r = summary_row(t, lines, 'nic.rx.dropped')
+        if r is not None:
             t.check(r['n'] == len(want), f'n {r["n"]}, want {len(want)}')
             t.close(r['value'], summary(want, how), how)
 
@@ -178,10 +190,8 @@ def busy_cores_with_rate(t):
                     display_scale=100.0, summarize='p90', transform='rate')]
     lines += [obs('cpu.time.usr', tm, v) for tm, v in series]
     lines += ['ok 1 usr']
-    rc, _, err, rows = run(lines)
-    t.check(rc == 0, f'exit {rc}: {err}')
-    r = row(rows, 'cpu.time.usr')
-    if t.check(r is not None, f'no row in {rows}'):
+    r = summary_row(t, lines, 'cpu.time.usr')
+    if r is not None:
         t.check(r['n'] == len(want), f'n {r["n"]}')
         t.close(r['value'], percentile(want, 90), 'p90 of summed rates')
 
@@ -202,10 +212,8 @@ def busy_cores_without_transform(t):
                         aggregation='busy-core-equivalents', summarize=how)]
         lines += [obs('cpu.utilization', tm, v) for tm, v in series]
         lines += ['ok 1 util']
-        rc, _, err, rows = run(lines)
-        t.check(rc == 0, f'exit {rc}: {err}')
-        r = row(rows, 'cpu.utilization')
-        if t.check(r is not None, f'no row in {rows}'):
+        r = summary_row(t, lines, 'cpu.utilization')
+        if r is not None:
             t.close(r['value'], summary(want, how), how)
 
 
@@ -219,10 +227,8 @@ def percentiles_short_series(t):
         lines = [policy('throughput', summarize='distribution')]
         lines += [obs('throughput', i * 1.0, x) for i, x in enumerate(xs)]
         lines += [f'ok 1 short{n}']
-        rc, _, err, rows = run(lines)
-        t.check(rc == 0, f'exit {rc}: {err}')
-        r = row(rows, 'throughput')
-        if t.check(r is not None, f'no row in {rows}'):
+        r = summary_row(t, lines, 'throughput')
+        if r is not None:
             t.close(r['value'], summary(xs, 'distribution'), f'{n}: {xs}')
         for how in ('p50', 'p90', 'p99'):
             lines[0] = policy('throughput', summarize=how)
@@ -410,9 +416,7 @@ def labels_key_series(t):
     r = row(rows, 'q', labels=None)
     t.check(r is None, f'a row without labels: {r}')
     with tempfile.TemporaryDirectory() as d:
-        path = os.path.join(d, 'run.ktap')
-        with open(path, 'w') as f:
-            f.write('\n'.join(lines) + '\n')
+        path = write_run(d, lines)
         p = subprocess.run([TOOL, '--svg', d, path], text=True,
                            capture_output=True)
         table = p.stdout
@@ -654,9 +658,7 @@ def per_cpu_regression_not_judged(t):
     t.check(a is not None and a.get('regression', {}).get('verdict') ==
             'unchanged' and a['regression']['current'] == 1.1, f'{a}')
     with tempfile.TemporaryDirectory() as d:
-        path = os.path.join(d, 'run.ktap')
-        with open(path, 'w') as f:
-            f.write('\n'.join(lines) + '\n')
+        path = write_run(d, lines)
         p = subprocess.run([TOOL, '--baseline', path, path], text=True,
                            capture_output=True)
     want = ('    max (lower is better): not judged (per-cpu without '
@@ -772,8 +774,7 @@ def svg_names_and_text(t):
             os.mkdir(part, dir_fd=fd)
             fd, old = os.open(part, os.O_RDONLY, dir_fd=fd), fd
             os.close(old)
-        with open(os.path.join(d, 'run.ktap'), 'w') as f:
-            f.write('\n'.join(lines) + '\n')
+        write_run(d, lines)
         p = subprocess.run([TOOL, '--svg', long_dir, 'run.ktap'], cwd=d,
                            capture_output=True, text=True)
         t.check(p.returncode == 0, f'exit {p.returncode}: {p.stderr[-300:]}')
@@ -841,9 +842,7 @@ def openmetrics(lines, *args):
     text that promtool's OpenMetrics parser (Prometheus's backfill) does
     not take whole, with as many samples as lines, is a message instead"""
     with tempfile.TemporaryDirectory() as d:
-        path, om = os.path.join(d, 'run.ktap'), os.path.join(d, 'run.om')
-        with open(path, 'w') as f:
-            f.write('\n'.join(lines) + '\n')
+        path, om = write_run(d, lines), os.path.join(d, 'run.om')
         p = subprocess.run([TOOL, '--openmetrics', om, *args, path],
                            text=True, capture_output=True)
         if not os.path.exists(om):
