@@ -245,7 +245,7 @@ int do_record(int argc, char **argv)
 	struct kpm_nl nl;
 	struct drain d;
 
-	while ((opt = getopt_long(argc, argv, "+i:x:I:r:H:t:d:k:S:m:h", opts,
+	while ((opt = getopt_long(argc, argv, "+i:x:I:r:H:t:d:k:S:m:Q:h", opts,
 				  NULL)) != -1) {
 		switch (opt) {
 		case 'i':
