@@ -4,8 +4,6 @@
  * (raw.c), a line each or one array with -j.
  */
 
-#include <getopt.h>
-
 #include "nl-cmd.h"
 
 /* the sample_fn of dump: into the -j array, or a line each */
@@ -17,20 +15,27 @@ static void dump_sample(struct drain *d, const struct sample *smp)
 		sample_json_line(stdout, d->s, smp);
 }
 
+static const struct kpm_opt dump_opts[] = {
+	{ .name = "id", .val = 'n', .arg = "N", .help = "the session" },
+	{ .name = "cursor", .val = 'c', .arg = "SEQ",
+	  .help = "the first sequence number (default 0)" },
+	{ .group = json_opts },
+	{}
+};
+
+static const struct kpm_cmd dump_cmd = {
+	.usage = "usage: " PROG " dump --id N [--cursor SEQ] [-j] [-p]\n",
+	.about = "\n"
+		"Print the samples of session N that are in its ring, from\n"
+		"sequence number SEQ on, one JSON object a line (times in ns).\n\n",
+	.opts = dump_opts,
+	.usage_err = KPM_USAGE_HEAD,
+	.help_col = HELP_COL,
+};
+
 int do_dump(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "id", required_argument, NULL, 'n' },
-		{ "cursor", required_argument, NULL, 'c' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "pretty", no_argument, NULL, 'p' },
-		{ "help", no_argument, NULL, 'h' },
-		{}
-	};
-	static const char usage[] =
-		"usage: " PROG " dump --id N [--cursor SEQ] [-j] [-p]\n\n"
-		"Print the samples of session N that are in its ring, from\n"
-		"sequence number SEQ on, one JSON object a line (times in ns).\n\n";
+	struct kpm_getopt g = { .cmd = &dump_cmd };
 	uint64_t id = 0, cursor = 0;
 	struct jw jw, *w;
 	struct kpm_nl nl;
@@ -38,28 +43,18 @@ int do_dump(int argc, char **argv)
 	struct drain d;
 	int opt;
 
-	while ((opt = getopt_long(argc, argv, "n:c:jph", opts, NULL)) != -1) {
-		if (!json_opt(opt))
-			continue;
-		switch (opt) {
-		case 'n':
+	while ((opt = kpm_getopt(&g, argc, argv)) > 0) {
+		if (opt == 'n')
 			id = parse_u64("--id", optarg, UINT32_MAX);
-			break;
-		case 'c':
+		else if (opt == 'c')
 			cursor = parse_u64("--cursor", optarg, UINT64_MAX);
-			break;
-		case 'h':
-			printf("%s  -n, --id N            the session\n"
-			       "  -c, --cursor SEQ      the first sequence number (default 0)\n"
-			       "%s  -h, --help            this text\n", usage, json_opts_help);
-			return 0;
-		default:
-			fputs(usage, stderr);
-			return EXIT_USAGE;
-		}
+		else
+			json_opt(opt);
 	}
+	if (opt < 0)
+		return g.help ? 0 : EXIT_USAGE;
 	if (!id || optind < argc) {
-		fputs(usage, stderr);
+		kpm_usage_error(&dump_cmd);
 		return EXIT_USAGE;
 	}
 	kpm_nl_open(&nl);

@@ -6,7 +6,6 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,28 +44,32 @@ static int json_number(const char *s)
 	return *s ? -1 : integer;
 }
 
-static const char metric_usage[] =
-"usage: " PROG " metric --time-base NS [--host LABEL] NAME VALUE\n"
-"\n"
-"Print the ktap-metric-json line of a scalar observation made now, for a\n"
-"shell test's own metrics: time in seconds since --time-base\n"
-"(CLOCK_MONOTONIC ns), the JSON as Python's json.dumps writes it. VALUE\n"
-"is a JSON number: a signed 64-bit integer without a fraction or exponent,\n"
-"a finite double with one (no hex, no spaces); put -- before a negative\n"
-"VALUE.\n"
-"\n"
-"  -t, --time-base NS    CLOCK_MONOTONIC ns that time 0 stands for\n"
-"  -H, --host LABEL      the host label (default local)\n"
-"  -h, --help            this text\n";
+static const struct kpm_opt metric_opts[] = {
+	{ .name = "time-base", .val = 't', .arg = "NS",
+	  .help = "CLOCK_MONOTONIC ns that time 0 stands for" },
+	{ .name = "host", .val = 'H', .arg = "LABEL",
+	  .help = "the host label (default local)" },
+	{}
+};
+
+static const struct kpm_cmd metric_cmd = {
+	.usage = "usage: " PROG " metric --time-base NS [--host LABEL] NAME VALUE\n",
+	.about = "\n"
+		"Print the ktap-metric-json line of a scalar observation made now, for a\n"
+		"shell test's own metrics: time in seconds since --time-base\n"
+		"(CLOCK_MONOTONIC ns), the JSON as Python's json.dumps writes it. VALUE\n"
+		"is a JSON number: a signed 64-bit integer without a fraction or exponent,\n"
+		"a finite double with one (no hex, no spaces); put -- before a negative\n"
+		"VALUE.\n"
+		"\n",
+	.opts = metric_opts,
+	.usage_err = KPM_USAGE_ALL,
+	.help_col = HELP_COL,
+};
 
 int do_metric(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "time-base", required_argument, NULL, 't' },
-		{ "host", required_argument, NULL, 'H' },
-		{ "help", no_argument, NULL, 'h' },
-		{}
-	};
+	struct kpm_getopt g = { .cmd = &metric_cmd };
 	const char *host = "local", *name, *value;
 	bool have_base = false;
 	int integer;
@@ -77,24 +80,17 @@ int do_metric(int argc, char **argv)
 	char *end;
 	int opt;
 
-	while ((opt = getopt_long(argc, argv, "t:H:h", opts, NULL)) != -1) {
-		switch (opt) {
-		case 't':
+	while ((opt = kpm_getopt(&g, argc, argv)) > 0) {
+		if (opt == 't') {
 			time_base = parse_u64("--time-base", optarg,
 					      UINT64_MAX);
 			have_base = true;
-			break;
-		case 'H':
+		} else {
 			host = parse_label("--host", optarg);
-			break;
-		case 'h':
-			fputs(metric_usage, stdout);
-			return 0;
-		default:
-			fputs(metric_usage, stderr);
-			return EXIT_USAGE;
 		}
 	}
+	if (opt < 0)
+		return g.help ? 0 : EXIT_USAGE;
 	if (!have_base || argc - optind != 2) {
 		fprintf(stderr, PROG " metric: give --time-base, NAME and VALUE\n");
 		return EXIT_USAGE;

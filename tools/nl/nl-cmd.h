@@ -15,6 +15,7 @@
 
 #include "json.h"
 #include "nl.h"
+#include "opts.h"
 #include "samples.h"
 
 #define PROG "ksft-perfmon-nl"
@@ -25,6 +26,9 @@
 #define EXIT_LOST	3
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* the column of the help of each option in --help */
+#define HELP_COL	24
 
 /* ---- main.c ----------------------------------------------------------- */
 
@@ -50,7 +54,7 @@ uint64_t parse_interval(const char *arg);
  * JSON array; -p indents it as json.dumps(indent=4) does, and implies -j.
  */
 extern int json_indent;		/* -1: lines; 0: -j; 4: -p */
-extern const char json_opts_help[];
+extern const struct kpm_opt json_opts[];
 int json_opt(int opt);
 struct jw *json_out_start(struct jw *w);
 void json_out_end(struct jw *w);

@@ -8,7 +8,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <limits.h>
 #include <math.h>
 #include <signal.h>
@@ -103,76 +102,96 @@ static void tell_ready(int fd)
 		close(fd);
 }
 
-static const char record_usage[] =
-"usage: " PROG " record [OPTIONS] (--duration S | -- COMMAND [ARGS...])\n"
-"\n"
-"Sample the CPUs and netdevs in the kernel while COMMAND runs, or for S\n"
-"seconds, then print the KTAP metric policy and observation lines.\n"
-"\n"
-"  -i, --ifname NAME     sample netdev NAME (repeatable)\n"
-"  -x, --ifindex N       sample the netdev of index N (repeatable)\n"
-"  -I, --interval MS     sampling interval in ms, fractions allowed\n"
-"                        (default 1000; the kernel takes 0.1 to 60000)\n"
-"  -r, --ring N          samples the kernel keeps between reads (default:\n"
-"                        4 s of samples, 0.8 s with --spool, as a power\n"
-"                        of two from 256 to 4096, and 4 MiB at most);\n"
-"                        record reads every quarter of the ring's time,\n"
-"                        at most 1 s (200 ms with --spool) apart\n"
-"  -H, --host LABEL      the host label of every line (default local)\n"
-"  -t, --time-base NS    CLOCK_MONOTONIC ns that time 0 stands for\n"
-"                        (default: when recording starts)\n"
-"  -d, --duration S      record for S seconds, fractions allowed\n"
-"  -k, --kill-after S    when recording stops before COMMAND exits, give\n"
-"                        it S seconds after the signal, then SIGKILL\n"
-"                        (default 5)\n"
-"      --raw             print the raw samples as dump does, one JSON\n"
-"                        object a line, instead of the metric lines\n"
-"  -S, --spool FILE      keep the samples read so far in FILE, written\n"
-"                        out at each read, for replay after a record\n"
-"                        that was killed\n"
-"  -m, --metrics LIST    print these metrics too, comma-separated, or\n"
-"                        all of them with \"all\" (repeatable): see\n"
-"                        METRICS below\n"
-"  -Q, --queues N        with nic.queue metrics, the queues of each\n"
-"                        direction of a netdev they cover (default 16,\n"
-"                        at most 64)\n"
-"  -h, --help            this text\n"
-"\n"
-"METRICS, besides the default set (cpu.time.usr, cpu.time.sys,\n"
-"cpu.time.sirq, cpu.utilization, and with netdevs nic.rx.dropped,\n"
-"nic.rx.missed_errors, nic.tx.dropped), which the kernel samples only\n"
-"when one of them is asked for. Per-cpu counts since the start:\n"
-"  cpu.softnet.processed  packets into the receive core (softnet_stat)\n"
-"  cpu.softnet.dropped    packets dropped on a full backlog\n"
-"  cpu.softnet.squeezed   NAPI rounds that ran out of budget or time\n"
-"  cpu.softnet.rps        RPS IPIs taken\n"
-"  cpu.softirq.net_rx     NET_RX softirqs run (/proc/softirqs)\n"
-"  cpu.softirq.net_tx     NET_TX softirqs run\n"
-"Counts of each queue of each netdev since the start, scalars labelled\n"
-"with its ifindex and queue, from drivers with queue statistics (the\n"
-"netdev family's qstats-get); \"all\" has them only with netdevs:\n"
-"  nic.queue.rx.packets, nic.queue.rx.bytes, nic.queue.rx.alloc_fail,\n"
-"  nic.queue.rx.hw_drops, nic.queue.tx.packets, nic.queue.tx.bytes,\n"
-"  nic.queue.tx.stop\n"
-"The CPU each queue's IRQ goes to, at the start and whenever the netdev's\n"
-"map of queues to NAPI instances, IRQs and CPUs changes, scalars\n"
-"labelled with its ifindex, queue, napi_id, irq and map_version, for\n"
-"drivers that link their queues to NAPI instances with an IRQ:\n"
-"  nic.queue.rx.cpu, nic.queue.tx.cpu\n"
-"\n"
-"COMMAND runs in a process group of its own. SIGINT, SIGTERM, SIGHUP and\n"
-"SIGQUIT end recording and are passed on to that group; a second one, or\n"
-"the group still running after --kill-after, sends SIGKILL. An error the\n"
-"kernel reports while recording stops COMMAND the same way; what was\n"
-"recorded is still printed, with a diagnostic line. record exits only\n"
-"once COMMAND is reaped, and its output written: a write to a full pipe\n"
-"waits for the reader, whatever the signals. With KSFT_READY_FD set to an\n"
-"open descriptor, \"ready PID\" is written to it once the kernel samples\n"
-"(the kernel selftests' bkg(ksft_ready=True) convention); COMMAND does not\n"
-"see the variable.\n"
-"Exit status: 1 on an error (output that could not be written is one),\n"
-"2 on a usage error; else COMMAND's as a shell gives it (128+N when a\n"
-"signal N ended it) when not 0; else 3 when samples were lost; else 0.\n";
+static const struct kpm_opt record_opts[] = {
+	{ .name = "ifname", .val = 'i', .arg = "NAME",
+	  .help = "sample netdev NAME (repeatable)" },
+	{ .name = "ifindex", .val = 'x', .arg = "N",
+	  .help = "sample the netdev of index N (repeatable)" },
+	{ .name = "interval", .val = 'I', .arg = "MS",
+	  .help = "sampling interval in ms, fractions allowed\n"
+		  "(default 1000; the kernel takes 0.1 to 60000)" },
+	{ .name = "ring", .val = 'r', .arg = "N",
+	  .help = "samples the kernel keeps between reads (default:\n"
+		  "4 s of samples, 0.8 s with --spool, as a power\n"
+		  "of two from 256 to 4096, and 4 MiB at most);\n"
+		  "record reads every quarter of the ring's time,\n"
+		  "at most 1 s (200 ms with --spool) apart" },
+	{ .name = "host", .val = 'H', .arg = "LABEL",
+	  .help = "the host label of every line (default local)" },
+	{ .name = "time-base", .val = 't', .arg = "NS",
+	  .help = "CLOCK_MONOTONIC ns that time 0 stands for\n"
+		  "(default: when recording starts)" },
+	{ .name = "duration", .val = 'd', .arg = "S",
+	  .help = "record for S seconds, fractions allowed" },
+	{ .name = "kill-after", .val = 'k', .arg = "S",
+	  .help = "when recording stops before COMMAND exits, give\n"
+		  "it S seconds after the signal, then SIGKILL\n"
+		  "(default 5)" },
+	{ .name = "raw", .val = 'R', .long_only = true,
+	  .help = "print the raw samples as dump does, one JSON\n"
+		  "object a line, instead of the metric lines" },
+	{ .name = "spool", .val = 'S', .arg = "FILE",
+	  .help = "keep the samples read so far in FILE, written\n"
+		  "out at each read, for replay after a record\n"
+		  "that was killed" },
+	{ .name = "metrics", .val = 'm', .arg = "LIST",
+	  .help = "print these metrics too, comma-separated, or\n"
+		  "all of them with \"all\" (repeatable): see\n"
+		  "METRICS below" },
+	{ .name = "queues", .val = 'Q', .arg = "N",
+	  .help = "with nic.queue metrics, the queues of each\n"
+		  "direction of a netdev they cover (default 16,\n"
+		  "at most 64)" },
+	{}
+};
+
+static const struct kpm_cmd record_cmd = {
+	.usage = "usage: " PROG " record [OPTIONS] (--duration S | -- COMMAND [ARGS...])\n",
+	.about = "\n"
+		"Sample the CPUs and netdevs in the kernel while COMMAND runs, or for S\n"
+		"seconds, then print the KTAP metric policy and observation lines.\n"
+		"\n",
+	.opts = record_opts,
+	.more = "\n"
+		"METRICS, besides the default set (cpu.time.usr, cpu.time.sys,\n"
+		"cpu.time.sirq, cpu.utilization, and with netdevs nic.rx.dropped,\n"
+		"nic.rx.missed_errors, nic.tx.dropped), which the kernel samples only\n"
+		"when one of them is asked for. Per-cpu counts since the start:\n"
+		"  cpu.softnet.processed  packets into the receive core (softnet_stat)\n"
+		"  cpu.softnet.dropped    packets dropped on a full backlog\n"
+		"  cpu.softnet.squeezed   NAPI rounds that ran out of budget or time\n"
+		"  cpu.softnet.rps        RPS IPIs taken\n"
+		"  cpu.softirq.net_rx     NET_RX softirqs run (/proc/softirqs)\n"
+		"  cpu.softirq.net_tx     NET_TX softirqs run\n"
+		"Counts of each queue of each netdev since the start, scalars labelled\n"
+		"with its ifindex and queue, from drivers with queue statistics (the\n"
+		"netdev family's qstats-get); \"all\" has them only with netdevs:\n"
+		"  nic.queue.rx.packets, nic.queue.rx.bytes, nic.queue.rx.alloc_fail,\n"
+		"  nic.queue.rx.hw_drops, nic.queue.tx.packets, nic.queue.tx.bytes,\n"
+		"  nic.queue.tx.stop\n"
+		"The CPU each queue's IRQ goes to, at the start and whenever the netdev's\n"
+		"map of queues to NAPI instances, IRQs and CPUs changes, scalars\n"
+		"labelled with its ifindex, queue, napi_id, irq and map_version, for\n"
+		"drivers that link their queues to NAPI instances with an IRQ:\n"
+		"  nic.queue.rx.cpu, nic.queue.tx.cpu\n"
+		"\n"
+		"COMMAND runs in a process group of its own. SIGINT, SIGTERM, SIGHUP and\n"
+		"SIGQUIT end recording and are passed on to that group; a second one, or\n"
+		"the group still running after --kill-after, sends SIGKILL. An error the\n"
+		"kernel reports while recording stops COMMAND the same way; what was\n"
+		"recorded is still printed, with a diagnostic line. record exits only\n"
+		"once COMMAND is reaped, and its output written: a write to a full pipe\n"
+		"waits for the reader, whatever the signals. With KSFT_READY_FD set to an\n"
+		"open descriptor, \"ready PID\" is written to it once the kernel samples\n"
+		"(the kernel selftests' bkg(ksft_ready=True) convention); COMMAND does not\n"
+		"see the variable.\n"
+		"Exit status: 1 on an error (output that could not be written is one),\n"
+		"2 on a usage error; else COMMAND's as a shell gives it (128+N when a\n"
+		"signal N ended it) when not 0; else 3 when samples were lost; else 0.\n",
+	.usage_err = KPM_USAGE_ALL,
+	.help_col = HELP_COL,
+	.in_order = true,
+};
 
 /* --metrics all: every optional metric, the queues' only with netdevs */
 #define M_ALL	(1U << 31)
@@ -207,22 +226,7 @@ static uint32_t parse_metrics(const char *list)
 
 int do_record(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "ifname", required_argument, NULL, 'i' },
-		{ "ifindex", required_argument, NULL, 'x' },
-		{ "interval", required_argument, NULL, 'I' },
-		{ "ring", required_argument, NULL, 'r' },
-		{ "host", required_argument, NULL, 'H' },
-		{ "time-base", required_argument, NULL, 't' },
-		{ "duration", required_argument, NULL, 'd' },
-		{ "kill-after", required_argument, NULL, 'k' },
-		{ "raw", no_argument, NULL, 'R' },
-		{ "spool", required_argument, NULL, 'S' },
-		{ "metrics", required_argument, NULL, 'm' },
-		{ "queues", required_argument, NULL, 'Q' },
-		{ "help", no_argument, NULL, 'h' },
-		{}
-	};
+	struct kpm_getopt g = { .cmd = &record_cmd };
 	uint32_t ifindex[KSFT_PERFMON_DEVS_MAX + 1], metrics = 0;
 	uint32_t queues = QUEUES_DEFAULT;
 	struct session_opts so;
@@ -245,8 +249,7 @@ int do_record(int argc, char **argv)
 	struct kpm_nl nl;
 	struct drain d;
 
-	while ((opt = getopt_long(argc, argv, "+i:x:I:r:H:t:d:k:S:m:Q:h", opts,
-				  NULL)) != -1) {
+	while ((opt = kpm_getopt(&g, argc, argv)) > 0) {
 		switch (opt) {
 		case 'i':
 		case 'x':
@@ -288,14 +291,10 @@ int do_record(int argc, char **argv)
 		case 'Q':
 			queues = parse_queues(optarg);
 			break;
-		case 'h':
-			fputs(record_usage, stdout);
-			return 0;
-		default:
-			fputs(record_usage, stderr);
-			return EXIT_USAGE;
 		}
 	}
+	if (opt < 0)
+		return g.help ? 0 : EXIT_USAGE;
 	if (!duration == (optind >= argc)) {
 		fprintf(stderr, PROG " record: give either --duration or -- COMMAND\n");
 		return EXIT_USAGE;

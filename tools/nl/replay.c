@@ -5,35 +5,38 @@
  */
 
 #include <errno.h>
-#include <getopt.h>
 #include <string.h>
 
 #include "nl-cmd.h"
 #include "spool.h"
 
-static const char replay_usage[] =
-"usage: " PROG " replay [--raw] FILE\n"
-"\n"
-"Print the lines of a recording from its spool (record --spool FILE) as\n"
-"record prints them, for example after a harness's timeout killed\n"
-"record: the samples it had read by then, up to a fifth of a second or\n"
-"the drain before the kill. A spool has no end: the kernel's counts of\n"
-"lost samples and missed periods are not in it, and gaps in the\n"
-"sequence numbers are reported as lost.\n"
-"\n"
-"      --raw             print the raw samples as dump does\n"
-"  -h, --help            this text\n"
-"\n"
-"Exit status: 1 on an error, 2 on a usage error, 3 when samples were\n"
-"lost, else 0.\n";
+static const struct kpm_opt replay_opts[] = {
+	{ .name = "raw", .val = 'R', .long_only = true,
+	  .help = "print the raw samples as dump does" },
+	{}
+};
+
+static const struct kpm_cmd replay_cmd = {
+	.usage = "usage: " PROG " replay [--raw] FILE\n",
+	.about = "\n"
+		"Print the lines of a recording from its spool (record --spool FILE) as\n"
+		"record prints them, for example after a harness's timeout killed\n"
+		"record: the samples it had read by then, up to a fifth of a second or\n"
+		"the drain before the kill. A spool has no end: the kernel's counts of\n"
+		"lost samples and missed periods are not in it, and gaps in the\n"
+		"sequence numbers are reported as lost.\n"
+		"\n",
+	.opts = replay_opts,
+	.more = "\n"
+		"Exit status: 1 on an error, 2 on a usage error, 3 when samples were\n"
+		"lost, else 0.\n",
+	.usage_err = KPM_USAGE_ALL,
+	.help_col = HELP_COL,
+};
 
 int do_replay(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "raw", no_argument, NULL, 'R' },
-		{ "help", no_argument, NULL, 'h' },
-		{}
-	};
+	struct kpm_getopt g = { .cmd = &replay_cmd };
 	struct spool_head h;
 	bool raw = false, partial;
 	uint64_t gaps = 0;
@@ -42,19 +45,10 @@ int do_replay(int argc, char **argv)
 	FILE *f;
 	int opt;
 
-	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'R':
-			raw = true;
-			break;
-		case 'h':
-			fputs(replay_usage, stdout);
-			return 0;
-		default:
-			fputs(replay_usage, stderr);
-			return EXIT_USAGE;
-		}
-	}
+	while ((opt = kpm_getopt(&g, argc, argv)) > 0)
+		raw = true;	/* --raw */
+	if (opt < 0)
+		return g.help ? 0 : EXIT_USAGE;
 	if (argc - optind != 1) {
 		fprintf(stderr, PROG " replay: give one FILE\n");
 		return EXIT_USAGE;

@@ -4,8 +4,6 @@
  * JSON object each.
  */
 
-#include <getopt.h>
-
 #include "nl-cmd.h"
 
 static void show_json(struct jw *w, const struct session *s)
@@ -65,32 +63,32 @@ static int show_cb(struct nl_msg *msg, void *arg)
 	return NL_OK;
 }
 
+static const struct kpm_opt show_opts[] = {
+	{ .group = json_opts },
+	{}
+};
+
+static const struct kpm_cmd show_cmd = {
+	.usage = "usage: " PROG " show [-j] [-p]\n",
+	.about = "\nList the sessions this socket may see: its own, or all with CAP_NET_ADMIN.\n\n",
+	.opts = show_opts,
+	.usage_err = KPM_USAGE_LINE,
+	.help_col = HELP_COL,
+};
+
 int do_show(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "pretty", no_argument, NULL, 'p' },
-		{ "help", no_argument, NULL, 'h' },
-		{}
-	};
+	struct kpm_getopt g = { .cmd = &show_cmd };
 	struct jw jw, *w;
 	struct kpm_nl nl;
 	int opt, err;
 
-	while ((opt = getopt_long(argc, argv, "jph", opts, NULL)) != -1) {
-		if (!json_opt(opt))
-			continue;
-		if (opt == 'h') {
-			printf("usage: " PROG " show [-j] [-p]\n\n"
-			       "List the sessions this socket may see: its own, or all with CAP_NET_ADMIN.\n\n%s"
-			       "  -h, --help            this text\n", json_opts_help);
-			return 0;
-		}
-		fprintf(stderr, "usage: " PROG " show [-j] [-p]\n");
-		return EXIT_USAGE;
-	}
+	while ((opt = kpm_getopt(&g, argc, argv)) > 0)
+		json_opt(opt);
+	if (opt < 0)
+		return g.help ? 0 : EXIT_USAGE;
 	if (optind < argc) {
-		fprintf(stderr, "usage: " PROG " show [-j] [-p]\n");
+		kpm_usage_error(&show_cmd);
 		return EXIT_USAGE;
 	}
 	kpm_nl_open(&nl);

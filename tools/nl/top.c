@@ -9,7 +9,6 @@
  * --queues, each queue's rates are per second of the samples' own times.
  */
 
-#include <getopt.h>
 #include <net/if.h>
 #include <string.h>
 #include <unistd.h>
@@ -265,24 +264,36 @@ static void top_frame(FILE *f, const struct session *s,
 	}
 }
 
-static const char top_usage[] =
-"usage: " PROG " top [OPTIONS]\n"
-"\n"
-"A live view from the module: per-CPU utilization, per-CPU network\n"
-"counts (softnet's packets, drops, squeezed polls and RPS, and the NET_RX\n"
-"and NET_TX softirqs, a second) and NIC rates, refreshed each interval,\n"
-"like mpstat -P ALL 1. SIGINT or SIGTERM ends it (after a write to a\n"
-"full pipe, once its reader reads).\n"
-"\n"
-"  -i, --ifname NAME     show netdev NAME (repeatable)\n"
-"  -x, --ifindex N       show the netdev of index N (repeatable)\n"
-"  -I, --interval MS     sampling and refresh interval in ms (default 1000;\n"
-"                        refreshes at most every 100 ms)\n"
-"  -n, --count N         stop after N frames (default: never)\n"
-"  -Q, --queues N        each netdev's queue statistics, of its first N\n"
-"                        queues of each direction (1 to 64), as\n"
-"                        netdev-genl's qstats-get reports them\n"
-"  -h, --help            this text\n";
+static const struct kpm_opt top_opts[] = {
+	{ .name = "ifname", .val = 'i', .arg = "NAME",
+	  .help = "show netdev NAME (repeatable)" },
+	{ .name = "ifindex", .val = 'x', .arg = "N",
+	  .help = "show the netdev of index N (repeatable)" },
+	{ .name = "interval", .val = 'I', .arg = "MS",
+	  .help = "sampling and refresh interval in ms (default 1000;\n"
+		  "refreshes at most every 100 ms)" },
+	{ .name = "count", .val = 'n', .arg = "N",
+	  .help = "stop after N frames (default: never)" },
+	{ .name = "queues", .val = 'Q', .arg = "N",
+	  .help = "each netdev's queue statistics, of its first N\n"
+		  "queues of each direction (1 to 64), as\n"
+		  "netdev-genl's qstats-get reports them" },
+	{}
+};
+
+static const struct kpm_cmd top_cmd = {
+	.usage = "usage: " PROG " top [OPTIONS]\n",
+	.about = "\n"
+		"A live view from the module: per-CPU utilization, per-CPU network\n"
+		"counts (softnet's packets, drops, squeezed polls and RPS, and the NET_RX\n"
+		"and NET_TX softirqs, a second) and NIC rates, refreshed each interval,\n"
+		"like mpstat -P ALL 1. SIGINT or SIGTERM ends it (after a write to a\n"
+		"full pipe, once its reader reads).\n"
+		"\n",
+	.opts = top_opts,
+	.usage_err = KPM_USAGE_ALL,
+	.help_col = HELP_COL,
+};
 
 struct top_state {
 	struct sample latest;
@@ -299,15 +310,7 @@ static void top_keep(struct drain *d, const struct sample *smp)
 
 int do_top(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "ifname", required_argument, NULL, 'i' },
-		{ "ifindex", required_argument, NULL, 'x' },
-		{ "interval", required_argument, NULL, 'I' },
-		{ "count", required_argument, NULL, 'n' },
-		{ "queues", required_argument, NULL, 'Q' },
-		{ "help", no_argument, NULL, 'h' },
-		{}
-	};
+	struct kpm_getopt g = { .cmd = &top_cmd };
 	struct session_opts so = { .cpu_net = true };
 	char names[KSFT_PERFMON_DEVS_MAX][IF_NAMESIZE];
 	const char *ifnames[KSFT_PERFMON_DEVS_MAX] = {};
@@ -322,7 +325,7 @@ int do_top(int argc, char **argv)
 	struct drain d;
 	int opt;
 
-	while ((opt = getopt_long(argc, argv, "i:x:I:n:Q:h", opts, NULL)) != -1) {
+	while ((opt = kpm_getopt(&g, argc, argv)) > 0) {
 		switch (opt) {
 		case 'i':
 		case 'x':
@@ -339,16 +342,12 @@ int do_top(int argc, char **argv)
 		case 'Q':
 			so.queues = parse_queues(optarg);
 			break;
-		case 'h':
-			fputs(top_usage, stdout);
-			return 0;
-		default:
-			fputs(top_usage, stderr);
-			return EXIT_USAGE;
 		}
 	}
+	if (opt < 0)
+		return g.help ? 0 : EXIT_USAGE;
 	if (optind < argc) {
-		fputs(top_usage, stderr);
+		kpm_usage_error(&top_cmd);
 		return EXIT_USAGE;
 	}
 	if (so.queues && !ndevs)

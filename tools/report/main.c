@@ -13,7 +13,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
@@ -23,45 +22,57 @@
 #include <unistd.h>
 
 #include "json.h"
+#include "opts.h"
 #include "report.h"
 
 #define EXIT_REGRESSED	1
 #define EXIT_INPUT	2	/* usage, lines refused, or output not written */
 
-#define USAGE "usage: " PROG " [--json] [--baseline FILE] [--svg DIR]\n" \
-	"         [--openmetrics FILE [--run ID] [--kernel RELEASE] [--start TIME]]\n" \
-	"         [FILE]\n"
+static const struct kpm_opt report_opts[] = {
+	{ .name = "json", .val = 'j',
+	  .help = "one JSON object per line instead of a table" },
+	{ .name = "baseline", .val = 'b', .arg = "FILE",
+	  .help = "compare with an earlier run by each metric's\n"
+		  "regression policy; exit 1 on a regression" },
+	{ .name = "svg", .val = 's', .arg = "DIR",
+	  .help = "write one plot per test case, metric and labels\n"
+		  "but host into DIR" },
+	{ .name = "openmetrics", .val = 'o', .arg = "FILE",
+	  .help = "write every observation as an OpenMetrics sample\n"
+		  "with its timestamp, and every summary as a gauge,\n"
+		  "into FILE (for promtool tsdb create-blocks-from\n"
+		  "openmetrics)" },
+	{ .name = "run", .val = 'R', .long_only = true, .arg = "ID",
+	  .help = "label every sample of FILE run=\"ID\"" },
+	{ .name = "kernel", .val = 'K', .long_only = true, .arg = "RELEASE",
+	  .help = "label every sample of FILE kernel=\"RELEASE\"" },
+	{ .name = "start", .val = 'S', .long_only = true, .arg = "TIME",
+	  .help = "the Unix time (seconds) of each case's time 0;\n"
+		  "without it, the run ends now: the current time\n"
+		  "less the latest time of any observation" },
+	{}
+};
 
-static const char usage_text[] =
-USAGE
-"\n"
-"Reads KTAP output (FILE, or stdin without it or for -) with metric lines\n"
-"at any nesting depth, applies each metric's policy (transform, then\n"
-"aggregation, then summarize) and prints a summary per test case and\n"
-"series: a metric name with all its labels (host and any other key but\n"
-"name, shape, time and value).\n"
-"\n"
-"  -j, --json           one JSON object per line instead of a table\n"
-"  -b, --baseline FILE  compare with an earlier run by each metric's\n"
-"                       regression policy; exit 1 on a regression\n"
-"  -s, --svg DIR        write one plot per test case, metric and labels\n"
-"                       but host into DIR\n"
-"  -o, --openmetrics FILE\n"
-"                       write every observation as an OpenMetrics sample\n"
-"                       with its timestamp, and every summary as a gauge,\n"
-"                       into FILE (for promtool tsdb create-blocks-from\n"
-"                       openmetrics)\n"
-"      --run ID         label every sample of FILE run=\"ID\"\n"
-"      --kernel RELEASE label every sample of FILE kernel=\"RELEASE\"\n"
-"      --start TIME     the Unix time (seconds) of each case's time 0;\n"
-"                       without it, the run ends now: the current time\n"
-"                       less the latest time of any observation\n"
-"  -h, --help           this text\n"
-"\n"
-"Exit status: 0, 1 when a metric regressed, 2 on a usage error, when\n"
-"input lines were refused (each named on stderr; the rest is processed),\n"
-"when a --json row would not be true (an infinite value), when the\n"
-"output, a plot or a series of --openmetrics could not be written.\n";
+static const struct kpm_cmd report_cmd = {
+	.usage = "usage: " PROG " [--json] [--baseline FILE] [--svg DIR]\n"
+		 "         [--openmetrics FILE [--run ID] [--kernel RELEASE] [--start TIME]]\n"
+		 "         [FILE]\n",
+	.about = "\n"
+		"Reads KTAP output (FILE, or stdin without it or for -) with metric lines\n"
+		"at any nesting depth, applies each metric's policy (transform, then\n"
+		"aggregation, then summarize) and prints a summary per test case and\n"
+		"series: a metric name with all its labels (host and any other key but\n"
+		"name, shape, time and value).\n"
+		"\n",
+	.opts = report_opts,
+	.more = "\n"
+		"Exit status: 0, 1 when a metric regressed, 2 on a usage error, when\n"
+		"input lines were refused (each named on stderr; the rest is processed),\n"
+		"when a --json row would not be true (an infinite value), when the\n"
+		"output, a plot or a series of --openmetrics could not be written.\n",
+	.usage_err = KPM_USAGE_LINE,
+	.help_col = 23,
+};
 
 static bool read_file(struct rp_run *run, const char *path)
 {
@@ -137,17 +148,7 @@ static bool write_openmetrics(const struct rp_run *run,
 
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "baseline", required_argument, NULL, 'b' },
-		{ "svg", required_argument, NULL, 's' },
-		{ "openmetrics", required_argument, NULL, 'o' },
-		{ "run", required_argument, NULL, 'R' },
-		{ "kernel", required_argument, NULL, 'K' },
-		{ "start", required_argument, NULL, 'S' },
-		{ "help", no_argument, NULL, 'h' },
-		{ }
-	};
+	struct kpm_getopt g = { .cmd = &report_cmd };
 	const char *baseline = NULL, *svg = NULL, *om = NULL, *start = NULL;
 	struct rp_om_opts om_opts = { };
 	struct rp_run run, base;
@@ -160,7 +161,7 @@ int main(int argc, char **argv)
 	int c;
 
 	out_check_at_exit(PROG, EXIT_INPUT);
-	while ((c = getopt_long(argc, argv, "jb:s:o:h", opts, NULL)) != -1) {
+	while ((c = kpm_getopt(&g, argc, argv)) > 0) {
 		switch (c) {
 		case 'j':
 			json = true;
@@ -183,14 +184,10 @@ int main(int argc, char **argv)
 		case 'S':
 			start = optarg;
 			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			return 0;
-		default:
-			fputs(USAGE, stderr);
-			return EXIT_INPUT;
 		}
 	}
+	if (c < 0)
+		return g.help ? 0 : EXIT_INPUT;
 	if (argc - optind > 1) {
 		fprintf(stderr, PROG ": one input file at most\n");
 		return EXIT_INPUT;
