@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -219,6 +220,78 @@ static bool attr_u32(const struct nlattr *a, uint32_t *v)
 }
 
 /*
+ * Where an attribute of a set goes, in the struct its set is parsed into:
+ * its value, at @off, and whether it came whole, at @have (or -1). A set's
+ * table maps each attribute type to one; types of ATTR_SKIP are skipped.
+ */
+enum attr_kind {
+	ATTR_SKIP,
+	ATTR_U32,	/* an NLA_U32 */
+	ATTR_LINK,	/* an NLA_U32 that is not Q_NO_LINK */
+	ATTR_UINT,	/* an NLA_UINT */
+	ATTR_UINTS,	/* NLA_UINTs of a run from @first: an array at @off */
+	ATTR_FLAG,	/* an NLA_FLAG: a bool at @off */
+};
+
+struct attr_field {
+	enum attr_kind kind;
+	int first;
+	size_t off;
+	ptrdiff_t have;
+};
+
+#define ATTR(kind, type, member)					\
+	{ kind, 0, offsetof(type, member), -1 }
+#define ATTR_HAVE(kind, type, member, have)				\
+	{ kind, 0, offsetof(type, member), offsetof(type, have) }
+
+/*
+ * The attributes from @head, @len bytes, into @out by @fields (of types 0
+ * to @max); false when one of them is malformed.
+ */
+static bool attrs_parse(const struct nlattr *head, int len,
+			const struct attr_field *fields, int max, void *out)
+{
+	const struct attr_field *f;
+	const struct nlattr *a;
+	char *p = out;
+	bool ok = true, got;
+	int rem, type;
+
+	attr_for_each(a, head, len, rem) {
+		type = a->nla_type & NLA_TYPE_MASK;
+		if (type > max)
+			continue;
+		f = &fields[type];
+		switch (f->kind) {
+		case ATTR_U32:
+			got = attr_u32(a, (uint32_t *)(p + f->off));
+			break;
+		case ATTR_LINK:
+			got = attr_u32(a, (uint32_t *)(p + f->off)) &&
+			      *(uint32_t *)(p + f->off) != Q_NO_LINK;
+			break;
+		case ATTR_UINT:
+			got = attr_uint(a, (uint64_t *)(p + f->off));
+			break;
+		case ATTR_UINTS:
+			got = attr_uint(a, (uint64_t *)(p + f->off) +
+					   (type - f->first));
+			break;
+		case ATTR_FLAG:
+			got = *(bool *)(p + f->off) = true;
+			break;
+		default:	/* ATTR_SKIP */
+			continue;
+		}
+		if (f->have >= 0)
+			*(bool *)(p + f->have) = got;
+		ok &= got;
+	}
+	return ok;
+}
+
+/*
  * What a cpu or dev nest says: its counters (attributes @first to @last),
  * the bit of each that it gave, its u32 key (id, ifindex: attribute 1),
  * its flag (online, gone: attribute 2) and, of a dev nest, its time
@@ -368,65 +441,48 @@ struct qstats_vals {
 	bool have_time, skipped, over_budget, map_skipped;
 };
 
+static const struct attr_field qstats_fields[KSFT_PERFMON_A_QSTATS_MAX + 1] = {
+	[KSFT_PERFMON_A_QSTATS_IFINDEX] = ATTR_HAVE(ATTR_U32, struct qstats_vals,
+						    ifindex, have_ifindex),
+	[KSFT_PERFMON_A_QSTATS_QUEUE_TYPE] = ATTR_HAVE(ATTR_U32,
+						       struct qstats_vals,
+						       type, have_type),
+	[KSFT_PERFMON_A_QSTATS_QUEUE_ID] = ATTR_HAVE(ATTR_U32, struct qstats_vals,
+						     id, have_id),
+	[KSFT_PERFMON_A_QSTATS_RX_QUEUES] = ATTR_HAVE(ATTR_U32,
+						      struct qstats_vals,
+						      rx_queues, have_queues),
+	[KSFT_PERFMON_A_QSTATS_TX_QUEUES] = ATTR(ATTR_U32, struct qstats_vals,
+						 tx_queues),
+	[KSFT_PERFMON_A_QSTATS_SKIPPED] = ATTR(ATTR_FLAG, struct qstats_vals,
+					       skipped),
+	[KSFT_PERFMON_A_QSTATS_RX_PACKETS ... KSFT_PERFMON_A_QSTATS_TX_WAKE] = {
+		ATTR_UINTS, KSFT_PERFMON_A_QSTATS_RX_PACKETS,
+		offsetof(struct qstats_vals, qs.v), -1,
+	},
+	[KSFT_PERFMON_A_QSTATS_MAP_VERSION] = ATTR_HAVE(ATTR_U32,
+							struct qstats_vals,
+							map_version, have_map),
+	[KSFT_PERFMON_A_QSTATS_NAPI_ID] = ATTR(ATTR_LINK, struct qstats_vals,
+					       qs.link.napi_id),
+	[KSFT_PERFMON_A_QSTATS_IRQ] = ATTR(ATTR_U32, struct qstats_vals,
+					   qs.link.irq),
+	[KSFT_PERFMON_A_QSTATS_CPU] = ATTR(ATTR_U32, struct qstats_vals,
+					   qs.link.cpu),
+	[KSFT_PERFMON_A_QSTATS_MAP_SKIPPED] = ATTR(ATTR_FLAG, struct qstats_vals,
+						   map_skipped),
+	[KSFT_PERFMON_A_QSTATS_TIME] = ATTR_HAVE(ATTR_UINT, struct qstats_vals,
+						 time, have_time),
+	[KSFT_PERFMON_A_QSTATS_OVER_BUDGET] = ATTR(ATTR_FLAG, struct qstats_vals,
+						   over_budget),
+};
+
 static bool qstats_parse(const struct nlattr *nest, struct qstats_vals *qv)
 {
-	const struct nlattr *a;
-	bool ok = true;
-	int rem, type;
-
 	memset(qv, 0, sizeof(*qv));
 	memset(&qv->qs, 0xff, sizeof(qv->qs));
-	attr_for_each_nested(a, nest, rem) {
-		type = a->nla_type & NLA_TYPE_MASK;
-		switch (type) {
-		case KSFT_PERFMON_A_QSTATS_IFINDEX:
-			ok &= qv->have_ifindex = attr_u32(a, &qv->ifindex);
-			break;
-		case KSFT_PERFMON_A_QSTATS_QUEUE_TYPE:
-			ok &= qv->have_type = attr_u32(a, &qv->type);
-			break;
-		case KSFT_PERFMON_A_QSTATS_QUEUE_ID:
-			ok &= qv->have_id = attr_u32(a, &qv->id);
-			break;
-		case KSFT_PERFMON_A_QSTATS_RX_QUEUES:
-			ok &= qv->have_queues = attr_u32(a, &qv->rx_queues);
-			break;
-		case KSFT_PERFMON_A_QSTATS_TX_QUEUES:
-			ok &= attr_u32(a, &qv->tx_queues);
-			break;
-		case KSFT_PERFMON_A_QSTATS_SKIPPED:
-			qv->skipped = true;
-			break;
-		case KSFT_PERFMON_A_QSTATS_MAP_SKIPPED:
-			qv->map_skipped = true;
-			break;
-		case KSFT_PERFMON_A_QSTATS_OVER_BUDGET:
-			qv->over_budget = true;
-			break;
-		case KSFT_PERFMON_A_QSTATS_TIME:
-			ok &= qv->have_time = attr_uint(a, &qv->time);
-			break;
-		case KSFT_PERFMON_A_QSTATS_MAP_VERSION:
-			ok &= qv->have_map = attr_u32(a, &qv->map_version);
-			break;
-		case KSFT_PERFMON_A_QSTATS_NAPI_ID:
-			ok &= attr_u32(a, &qv->qs.link.napi_id) &&
-			      qv->qs.link.napi_id != Q_NO_LINK;
-			break;
-		case KSFT_PERFMON_A_QSTATS_IRQ:
-			ok &= attr_u32(a, &qv->qs.link.irq);
-			break;
-		case KSFT_PERFMON_A_QSTATS_CPU:
-			ok &= attr_u32(a, &qv->qs.link.cpu);
-			break;
-		default:
-			if (type >= KSFT_PERFMON_A_QSTATS_RX_PACKETS &&
-			    type <= KSFT_PERFMON_A_QSTATS_TX_WAKE)
-				ok &= attr_uint(a, &qv->qs.v[type -
-						KSFT_PERFMON_A_QSTATS_RX_PACKETS]);
-		}
-	}
-	return ok && qv->have_ifindex;
+	return attrs_parse(attr_data(nest), attr_len(nest), qstats_fields,
+			   KSFT_PERFMON_A_QSTATS_MAX, qv) && qv->have_ifindex;
 }
 
 /*
@@ -511,44 +567,30 @@ struct part {
 	bool have_seq, have_start, have_end, have_time, have_base, last;
 };
 
+static const struct attr_field part_fields[KSFT_PERFMON_A_SAMPLE_MAX + 1] = {
+	[KSFT_PERFMON_A_SAMPLE_SEQ] = ATTR_HAVE(ATTR_UINT, struct part,
+						seq, have_seq),
+	[KSFT_PERFMON_A_SAMPLE_TIME] = ATTR_HAVE(ATTR_UINT, struct part,
+						 time, have_time),
+	[KSFT_PERFMON_A_SAMPLE_COST] = ATTR(ATTR_UINT, struct part, cost),
+	[KSFT_PERFMON_A_SAMPLE_DELAY] = ATTR(ATTR_UINT, struct part, delay),
+	[KSFT_PERFMON_A_SAMPLE_CPU_START] = ATTR_HAVE(ATTR_U32, struct part,
+						      start, have_start),
+	[KSFT_PERFMON_A_SAMPLE_CPU_END] = ATTR_HAVE(ATTR_U32, struct part,
+						    end, have_end),
+	[KSFT_PERFMON_A_SAMPLE_LAST_PART] = ATTR(ATTR_FLAG, struct part, last),
+	[KSFT_PERFMON_A_SAMPLE_BASE_SEQ] = ATTR_HAVE(ATTR_UINT, struct part,
+						     base, have_base),
+};
+
 static bool part_parse(const struct nlmsghdr *nlh, struct part *p)
 {
-	const struct nlattr *a;
-	bool ok = true;
-	int rem;
-
 	memset(p, 0, sizeof(*p));
-	attr_for_each(a, (const struct nlattr *)((const char *)nlmsg_data(nlh) +
-						 GENL_HDRLEN),
-		      (int)nlh->nlmsg_len - NLMSG_HDRLEN - GENL_HDRLEN, rem) {
-		switch (a->nla_type & NLA_TYPE_MASK) {
-		case KSFT_PERFMON_A_SAMPLE_SEQ:
-			ok &= p->have_seq = attr_uint(a, &p->seq);
-			break;
-		case KSFT_PERFMON_A_SAMPLE_TIME:
-			ok &= p->have_time = attr_uint(a, &p->time);
-			break;
-		case KSFT_PERFMON_A_SAMPLE_COST:
-			ok &= attr_uint(a, &p->cost);
-			break;
-		case KSFT_PERFMON_A_SAMPLE_DELAY:
-			ok &= attr_uint(a, &p->delay);
-			break;
-		case KSFT_PERFMON_A_SAMPLE_CPU_START:
-			ok &= p->have_start = attr_u32(a, &p->start);
-			break;
-		case KSFT_PERFMON_A_SAMPLE_CPU_END:
-			ok &= p->have_end = attr_u32(a, &p->end);
-			break;
-		case KSFT_PERFMON_A_SAMPLE_BASE_SEQ:
-			ok &= p->have_base = attr_uint(a, &p->base);
-			break;
-		case KSFT_PERFMON_A_SAMPLE_LAST_PART:
-			p->last = true;
-			break;
-		}
-	}
-	return ok && p->have_seq && p->have_start && p->have_end;
+	return attrs_parse((const struct nlattr *)((const char *)nlmsg_data(nlh) +
+						   GENL_HDRLEN),
+			   (int)nlh->nlmsg_len - NLMSG_HDRLEN - GENL_HDRLEN,
+			   part_fields, KSFT_PERFMON_A_SAMPLE_MAX, p) &&
+	       p->have_seq && p->have_start && p->have_end;
 }
 
 /* the first part of a sample: what it says of the whole sample */
