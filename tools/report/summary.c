@@ -586,6 +586,29 @@ static void message_str(FILE *f, const char *s)
 }
 
 /*
+ * The --json row @row, which @w wrote: printed and freed; or, when it
+ * could not be written (@bad, a value JSON cannot hold, or a string that
+ * is not UTF-8), one line on stderr instead: the case escaped, and the
+ * row's @what and @key (a series as its JSON key). True when printed.
+ */
+static bool json_row_out(const struct rp_run *run, const struct rp_case *c,
+			 const struct jw *w, char *row, const char *bad,
+			 const char *what, const char *key)
+{
+	if (!w->error)
+		printf("%s\n", row);
+	free(row);
+	if (!w->error)
+		return true;
+	fprintf(stderr, PROG ": %s: case \"", run->file);
+	message_str(stderr, c->name);
+	fprintf(stderr, "\", %s %s: %s%s; row not written\n", what, key,
+		bad ? bad : "a string is not UTF-8",
+		bad ? " is not finite, which JSON cannot hold" : "");
+	return false;
+}
+
+/*
  * A row of --json, or when it would not be the truth (a value JSON cannot
  * hold, a name that is not UTF-8), none and a message: false.
  */
@@ -604,18 +627,7 @@ bool rp_json_row(const struct rp_run *run, const struct rp_case *c,
 	jw_init(&w, f);
 	json_series(&w, c, s, vi, &bad);
 	fclose(f);
-	if (!w.error)
-		printf("%s\n", row);
-	free(row);
-	if (!w.error)
-		return true;
-	/* one line: the case escaped, the series as its JSON key */
-	fprintf(stderr, PROG ": %s: case \"", run->file);
-	message_str(stderr, c->name);
-	fprintf(stderr, "\", series %s: %s%s; row not written\n", s->key,
-		bad ? bad : "a string is not UTF-8",
-		bad ? " is not finite, which JSON cannot hold" : "");
-	return false;
+	return json_row_out(run, c, &w, row, bad, "series", s->key);
 }
 
 /* a number of a balance: null for none (a mean of 0) */
@@ -675,15 +687,5 @@ bool rp_balance_row(const struct rp_run *run, const struct rp_case *c,
 	jw_str(&w, c->ok ? "ok" : "not ok");
 	jw_obj_end(&w);
 	fclose(f);
-	if (!w.error)
-		printf("%s\n", row);
-	free(row);
-	if (!w.error)
-		return true;
-	fprintf(stderr, PROG ": %s: case \"", run->file);
-	message_str(stderr, c->name);
-	fprintf(stderr, "\", balance of %s: %s%s; row not written\n", s->key,
-		bad ? bad : "a string is not UTF-8",
-		bad ? " is not finite, which JSON cannot hold" : "");
-	return false;
+	return json_row_out(run, c, &w, row, bad, "balance of", s->key);
 }
