@@ -29,6 +29,7 @@
 
 #include "kselftest_harness.h"
 #include "nl.h"
+#include "samples.h"
 
 #define MS	1000000ULL
 /*
@@ -42,11 +43,9 @@
 /* The outcome of one request. */
 struct res {
 	struct kpm_ack ack;
-	/* session replies */
-	int nsessions;
-	uint32_t id;
-	uint64_t interval, samples, lost, missed;
-	uint32_t ring_size, cpus, sample_size;
+	/* session replies: how many, how many session_parse() refused, the last */
+	int nsessions, malformed;
+	struct session s;
 };
 
 struct smp {
@@ -66,27 +65,11 @@ struct samples {
 
 static int session_cb(struct nl_msg *msg, void *arg)
 {
-	struct nlattr *tb[KSFT_PERFMON_A_SESSION_MAX + 1];
 	struct res *r = arg;
 
-	genlmsg_parse(nlmsg_hdr(msg), 0, tb, KSFT_PERFMON_A_SESSION_MAX, NULL);
 	r->nsessions++;
-	if (tb[KSFT_PERFMON_A_SESSION_ID])
-		r->id = nla_get_u32(tb[KSFT_PERFMON_A_SESSION_ID]);
-	if (tb[KSFT_PERFMON_A_SESSION_INTERVAL])
-		r->interval = kpm_nla_get_uint(tb[KSFT_PERFMON_A_SESSION_INTERVAL]);
-	if (tb[KSFT_PERFMON_A_SESSION_SAMPLES])
-		r->samples = kpm_nla_get_uint(tb[KSFT_PERFMON_A_SESSION_SAMPLES]);
-	if (tb[KSFT_PERFMON_A_SESSION_LOST])
-		r->lost = kpm_nla_get_uint(tb[KSFT_PERFMON_A_SESSION_LOST]);
-	if (tb[KSFT_PERFMON_A_SESSION_MISSED])
-		r->missed = kpm_nla_get_uint(tb[KSFT_PERFMON_A_SESSION_MISSED]);
-	if (tb[KSFT_PERFMON_A_SESSION_RING_SIZE])
-		r->ring_size = nla_get_u32(tb[KSFT_PERFMON_A_SESSION_RING_SIZE]);
-	if (tb[KSFT_PERFMON_A_SESSION_CPUS])
-		r->cpus = nla_get_u32(tb[KSFT_PERFMON_A_SESSION_CPUS]);
-	if (tb[KSFT_PERFMON_A_SESSION_SAMPLE_SIZE])
-		r->sample_size = nla_get_u32(tb[KSFT_PERFMON_A_SESSION_SAMPLE_SIZE]);
+	if (session_parse(nlmsg_hdr(msg), &r->s))
+		r->malformed++;
 	return NL_OK;
 }
 
@@ -135,13 +118,19 @@ static int sample_cb(struct nl_msg *msg, void *arg)
 	return NL_OK;
 }
 
-/* Send @msg; session replies go into @r unless @valid takes them. */
+/*
+ * Send @msg; session replies go into @r unless @valid takes them. A
+ * session reply that session_parse() refuses fails the request, -EBADMSG.
+ */
 static int kpm_talk(struct nl_sock *sk, struct nl_msg *msg, struct res *r,
 		    nl_recvmsg_msg_cb_t valid, void *arg)
 {
+	int rc;
+
 	memset(r, 0, sizeof(*r));
-	return kpm_nl_talk(sk, msg, valid ? valid : session_cb,
-			   valid ? arg : r, &r->ack);
+	rc = kpm_nl_talk(sk, msg, valid ? valid : session_cb,
+			 valid ? arg : r, &r->ack);
+	return rc ? rc : r->malformed ? -EBADMSG : 0;
 }
 
 static int session_new(struct nl_sock *sk, int family, const uint32_t *ifindex,
@@ -208,7 +197,7 @@ static int wait_samples(struct nl_sock *sk, int family, uint32_t id,
 		if (session_id_op(sk, family, KSFT_PERFMON_CMD_SESSION_GET, id,
 				  &r))
 			return r.ack.err;
-		if (r.samples >= n)
+		if (r.s.samples >= n)
 			return 0;
 		sleep_ms(5);
 	}
@@ -315,19 +304,19 @@ TEST_F(kpm, session_lifecycle)
 
 	ASSERT_LE(0, before);
 	ASSERT_EQ(0, session_new(self->sk, self->family, NULL, 0, 10 * MS, 16, &r));
-	id = r.id;
+	id = r.s.id;
 	EXPECT_LT(0, id);
 	EXPECT_EQ(before + 1, session_count(self->sk, self->family));
 
 	ASSERT_EQ(0, wait_samples(self->sk, self->family, id, 3));
 	ASSERT_EQ(0, session_id_op(self->sk, self->family,
 				   KSFT_PERFMON_CMD_SESSION_GET, id, &r));
-	EXPECT_EQ(id, r.id);
-	EXPECT_EQ(10 * MS, r.interval);
-	EXPECT_EQ(16, r.ring_size);
-	EXPECT_EQ(possible_cpus(), (int)r.cpus);
-	EXPECT_LE(3, r.samples);
-	EXPECT_EQ(0, r.lost);
+	EXPECT_EQ(id, r.s.id);
+	EXPECT_EQ(10 * MS, r.s.interval);
+	EXPECT_EQ(16, r.s.ring_size);
+	EXPECT_EQ(possible_cpus(), (int)r.s.cpus);
+	EXPECT_LE(3, r.s.samples);
+	EXPECT_EQ(0, r.s.lost);
 
 	EXPECT_EQ(0, session_id_op(self->sk, self->family,
 				   KSFT_PERFMON_CMD_SESSION_DEL, id, &r));
@@ -411,7 +400,7 @@ TEST_F(bounds, session_new)
 	} else {
 		EXPECT_EQ(before + 1, session_count(self->sk, self->family));
 		EXPECT_EQ(0, session_id_op(self->sk, self->family,
-					   KSFT_PERFMON_CMD_SESSION_DEL, r.id, &r));
+					   KSFT_PERFMON_CMD_SESSION_DEL, r.s.id, &r));
 	}
 }
 
@@ -500,7 +489,7 @@ TEST_F(kpm, session_dies_with_its_socket)
 	owner = kpm_nl_socket(&family);
 	ASSERT_NE(NULL, owner);
 	ASSERT_EQ(0, session_new(owner, family, NULL, 0, 10 * MS, 16, &r));
-	id = r.id;
+	id = r.s.id;
 	/* root sees the session of another socket */
 	ASSERT_EQ(0, session_id_op(self->sk, self->family,
 				   KSFT_PERFMON_CMD_SESSION_GET, id, &r));
@@ -522,7 +511,7 @@ TEST_F_TIMEOUT(kpm, create_delete_1000_cycles, KPM_SLOW_TIMEOUT)
 	for (i = 0; i < 1000; i++) {
 		fails += !!session_new(self->sk, self->family, NULL, 0, MS, 2, &r);
 		fails += !!session_id_op(self->sk, self->family,
-					 KSFT_PERFMON_CMD_SESSION_DEL, r.id, &r);
+					 KSFT_PERFMON_CMD_SESSION_DEL, r.s.id, &r);
 	}
 	EXPECT_EQ(0, fails);
 	EXPECT_EQ(before, session_count(self->sk, self->family));
@@ -598,7 +587,7 @@ TEST_F_TIMEOUT(kpm, a_socket_at_its_limit_leaves_room, KPM_SLOW_TIMEOUT)
 		EXPECT_EQ(OWNER_SESSIONS, WEXITSTATUS(status));
 	}
 	EXPECT_EQ(0, session_id_op(self->sk, self->family,
-				   KSFT_PERFMON_CMD_SESSION_DEL, r.id, &r));
+				   KSFT_PERFMON_CMD_SESSION_DEL, r.s.id, &r));
 	for (i = 0; i < 100 && session_count(self->sk, self->family); i++)
 		sleep_ms(10);
 	EXPECT_EQ(0, session_count(self->sk, self->family));
@@ -649,14 +638,14 @@ TEST_F_TIMEOUT(kpm, ring_memory_limits, KPM_SLOW_TIMEOUT)
 	ASSERT_EQ(0, session_count(self->sk, self->family));
 	ASSERT_EQ(0, session_new(self->sk, self->family, NULL, 0, 1000 * MS, 2, &r));
 	ASSERT_EQ(0, session_id_op(self->sk, self->family,
-				   KSFT_PERFMON_CMD_SESSION_GET, r.id, &r));
-	ASSERT_LT(0, r.sample_size);
+				   KSFT_PERFMON_CMD_SESSION_GET, r.s.id, &r));
+	ASSERT_LT(0, r.s.sample_size);
 	/* a session takes its ring and three samples more: its buffers */
-	ring = (OWNER_MEM / 2) / r.sample_size - 3;
-	bytes = (unsigned long)(ring + 3) * r.sample_size;
-	TH_LOG("rings of %u samples of %u bytes", ring, r.sample_size);
+	ring = (OWNER_MEM / 2) / r.s.sample_size - 3;
+	bytes = (unsigned long)(ring + 3) * r.s.sample_size;
+	TH_LOG("rings of %u samples of %u bytes", ring, r.s.sample_size);
 	ASSERT_EQ(0, session_id_op(self->sk, self->family,
-				   KSFT_PERFMON_CMD_SESSION_DEL, r.id, &r));
+				   KSFT_PERFMON_CMD_SESSION_DEL, r.s.id, &r));
 
 	for (i = 0; i < 5; i++) {
 		sk[i] = kpm_nl_socket(&family);
@@ -751,7 +740,7 @@ TEST_F(budget, refuses_with_its_extack_and_the_parameter_raises_it)
 
 	/* lo and every CPU each millisecond */
 	EXPECT_EQ(0, session_new(self->sk, self->family, &lo, 1, MS, 2, &r));
-	id[0] = r.id;
+	id[0] = r.s.id;
 	EXPECT_EQ(-ENOSPC, session_new(self->sk, self->family, &lo, 1, MS, 2, &r));
 	EXPECT_EQ(KSFT_PERFMON_A_SESSION_INTERVAL, r.ack.bad_attr);
 	snprintf(want, sizeof(want),
@@ -761,7 +750,7 @@ TEST_F(budget, refuses_with_its_extack_and_the_parameter_raises_it)
 
 	EXPECT_EQ(0, write_param(READ_BUDGET, 2 * cost));
 	EXPECT_EQ(0, session_new(self->sk, self->family, &lo, 1, MS, 2, &r));
-	id[1] = r.id;
+	id[1] = r.s.id;
 
 	EXPECT_EQ(0, session_id_op(self->sk, self->family,
 				   KSFT_PERFMON_CMD_SESSION_DEL, id[0], &r));
@@ -791,10 +780,10 @@ TEST_F_TIMEOUT(kpm, killed_in_the_middle_of_a_dump, KPM_SLOW_TIMEOUT)
 
 		sk = kpm_nl_socket(&family);
 		if (!sk || session_new(sk, family, NULL, 0, MS / 10, 2048, &r) ||
-		    wait_samples(sk, family, r.id, 1000))
+		    wait_samples(sk, family, r.s.id, 1000))
 			_exit(1);
 		msg = kpm_nl_msg(family, KSFT_PERFMON_CMD_SAMPLE_GET, NLM_F_DUMP);
-		nla_put_u32(msg, KSFT_PERFMON_A_SAMPLE_SESSION_ID, r.id);
+		nla_put_u32(msg, KSFT_PERFMON_A_SAMPLE_SESSION_ID, r.s.id);
 		/*
 		 * One buffer of the dump, not the rest; the kernel dumps on
 		 * into the socket until its small receive buffer is full, so
@@ -805,20 +794,20 @@ TEST_F_TIMEOUT(kpm, killed_in_the_middle_of_a_dump, KPM_SLOW_TIMEOUT)
 		    recv(nl_socket_get_fd(sk), buf, sizeof(buf), 0) <= 0 ||
 		    kpm_nl_dump_running(sk) != 1)
 			_exit(2);
-		if (write(ready[1], &r.id, sizeof(r.id)) != sizeof(r.id))
+		if (write(ready[1], &r.s.id, sizeof(r.s.id)) != sizeof(r.s.id))
 			_exit(3);
 		pause();
 		_exit(4);
 	}
-	ASSERT_EQ(sizeof(r.id), read(ready[0], &r.id, sizeof(r.id)));
+	ASSERT_EQ(sizeof(r.s.id), read(ready[0], &r.s.id, sizeof(r.s.id)));
 	ASSERT_EQ(0, session_id_op(self->sk, self->family,
-				   KSFT_PERFMON_CMD_SESSION_GET, r.id, &r));
+				   KSFT_PERFMON_CMD_SESSION_GET, r.s.id, &r));
 	ASSERT_EQ(0, kill(pid, SIGKILL));
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	EXPECT_TRUE(WIFSIGNALED(status));
 	for (i = 0; i < 100; i++) {
 		if (session_id_op(self->sk, self->family,
-				  KSFT_PERFMON_CMD_SESSION_GET, r.id, &r))
+				  KSFT_PERFMON_CMD_SESSION_GET, r.s.id, &r))
 			break;
 		sleep_ms(10);
 	}
@@ -856,12 +845,12 @@ TEST_F_TIMEOUT(kpm, netns_deleted_while_sampling, KPM_SLOW_TIMEOUT)
 	ASSERT_NE(0, ifindex);
 
 	ASSERT_EQ(0, session_new(sk, family, &ifindex, 1, MS, 64, &r));
-	ASSERT_EQ(0, wait_samples(sk, family, r.id, 10));
+	ASSERT_EQ(0, wait_samples(sk, family, r.s.id, 10));
 	ASSERT_EQ(0, sh("ip netns del kpm-gone"));
 	ASSERT_EQ(0, session_id_op(sk, family, KSFT_PERFMON_CMD_SESSION_GET,
-				   r.id, &r));
-	ASSERT_EQ(0, wait_samples(sk, family, r.id, r.samples + 10));
-	ASSERT_EQ(0, sample_get(sk, family, r.id, r.samples - 1, &a, &r));
+				   r.s.id, &r));
+	ASSERT_EQ(0, wait_samples(sk, family, r.s.id, r.s.samples + 10));
+	ASSERT_EQ(0, sample_get(sk, family, r.s.id, r.s.samples - 1, &a, &r));
 	ASSERT_LE(1, a.n);
 	EXPECT_EQ(1, a.s[a.n - 1].ndevs);
 	EXPECT_FALSE(a.s[a.n - 1].gone[0]);
@@ -950,7 +939,7 @@ TEST_F_TIMEOUT(kpm, unprivileged_and_userns_root_are_refused, KPM_SLOW_TIMEOUT)
 	uint32_t id;
 
 	ASSERT_EQ(0, session_new(self->sk, self->family, NULL, 0, 10 * MS, 16, &r));
-	id = r.id;
+	id = r.s.id;
 	EXPECT_EQ(0, refused(id, false));
 	EXPECT_EQ(0, refused(id, true));
 	/* and the session is still there */
@@ -974,7 +963,7 @@ TEST_F(kpm, owner_socket_without_privilege_reads_its_session)
 	owner = kpm_nl_socket(&family);
 	ASSERT_NE(NULL, owner);
 	ASSERT_EQ(0, session_new(owner, family, NULL, 0, 10 * MS, 16, &r));
-	id = r.id;
+	id = r.s.id;
 	ASSERT_EQ(0, wait_samples(owner, family, id, 2));
 
 	pid = fork();
@@ -1141,7 +1130,7 @@ TEST_F_TIMEOUT(kpm, released_port_never_sees_the_session, KPM_SLOW_TIMEOUT)
 			   NETLINK_EXT_ACK, &one, sizeof(one));
 		ASSERT_EQ(0, session_new(owner, self->family, NULL, 0, 10 * MS,
 					 2, &r));
-		round.id = r.id;
+		round.id = r.s.id;
 		ASSERT_EQ(sizeof(round), write(to[1], &round, sizeof(round)));
 		ASSERT_EQ(1, read(from[0], &c, 1));
 		nl_socket_free(owner);
@@ -1167,7 +1156,7 @@ TEST_F(kpm, cursor_reads_every_sample_once)
 
 	/* a ring that fits the session's memory limit at 64 CPUs */
 	ASSERT_EQ(0, session_new(self->sk, self->family, NULL, 0, MS, 1024, &r));
-	id = r.id;
+	id = r.s.id;
 	ASSERT_EQ(0, wait_samples(self->sk, self->family, id, 20));
 	ASSERT_EQ(0, sample_get(self->sk, self->family, id, 0, &a, &r));
 	ASSERT_LE(20, a.n);
@@ -1183,7 +1172,7 @@ TEST_F(kpm, cursor_reads_every_sample_once)
 		EXPECT_EQ((uint64_t)(a.n + i), b.s[i].seq);
 	EXPECT_EQ(0, session_id_op(self->sk, self->family,
 				   KSFT_PERFMON_CMD_SESSION_GET, id, &r));
-	EXPECT_EQ(0, r.lost);
+	EXPECT_EQ(0, r.s.lost);
 	session_id_op(self->sk, self->family, KSFT_PERFMON_CMD_SESSION_DEL, id, &r);
 }
 
@@ -1203,7 +1192,7 @@ TEST_F(kpm, a_reader_counts_what_it_missed)
 	int i;
 
 	ASSERT_EQ(0, session_new(self->sk, self->family, NULL, 0, 10 * MS, ring, &r));
-	id = r.id;
+	id = r.s.id;
 	ASSERT_EQ(0, wait_samples(self->sk, self->family, id, 20));
 	ASSERT_EQ(0, sample_get(self->sk, self->family, id, 0, &a, &r));
 	/* the dump ends at the head its start saw; the sampler may have
@@ -1218,13 +1207,13 @@ TEST_F(kpm, a_reader_counts_what_it_missed)
 	EXPECT_LE(16, first);
 	ASSERT_EQ(0, session_id_op(self->sk, self->family,
 				   KSFT_PERFMON_CMD_SESSION_GET, id, &r));
-	EXPECT_EQ(gaps, r.lost);
+	EXPECT_EQ(gaps, r.s.lost);
 	/* five rings' worth that nobody asks for */
 	ASSERT_EQ(0, wait_samples(self->sk, self->family, id,
-				  r.samples + 5 * ring));
+				  r.s.samples + 5 * ring));
 	ASSERT_EQ(0, session_id_op(self->sk, self->family,
 				   KSFT_PERFMON_CMD_SESSION_GET, id, &r));
-	EXPECT_EQ(gaps, r.lost);
+	EXPECT_EQ(gaps, r.s.lost);
 	session_id_op(self->sk, self->family, KSFT_PERFMON_CMD_SESSION_DEL, id, &r);
 }
 
@@ -1261,7 +1250,7 @@ TEST_F(kpm, lost_counts_each_readers_gaps)
 	sk2 = kpm_nl_socket(&family2);
 	ASSERT_NE(NULL, sk2);
 	ASSERT_EQ(0, session_new(self->sk, self->family, NULL, 0, 10 * MS, ring, &r));
-	id = r.id;
+	id = r.s.id;
 	while (cursor < 60) {
 		ASSERT_EQ(0, sample_get(self->sk, self->family, id, cursor, &a, &r));
 		gaps_a += reader_gaps(&a, cursor);
@@ -1275,10 +1264,10 @@ TEST_F(kpm, lost_counts_each_readers_gaps)
 	ASSERT_EQ(0, session_id_op(self->sk, self->family,
 				   KSFT_PERFMON_CMD_SESSION_GET, id, &r));
 	TH_LOG("%llu samples; the fast reader missed %llu, the slow one %llu; lost %llu",
-	       (unsigned long long)r.samples, (unsigned long long)gaps_a,
-	       (unsigned long long)gaps_b, (unsigned long long)r.lost);
+	       (unsigned long long)r.s.samples, (unsigned long long)gaps_a,
+	       (unsigned long long)gaps_b, (unsigned long long)r.s.lost);
 	EXPECT_LE(60 - ring, gaps_b);
-	EXPECT_EQ(gaps_a + gaps_b, r.lost);
+	EXPECT_EQ(gaps_a + gaps_b, r.s.lost);
 	session_id_op(self->sk, self->family, KSFT_PERFMON_CMD_SESSION_DEL, id, &r);
 	nl_socket_free(sk2);
 }
@@ -1370,7 +1359,7 @@ static int read_in_timens(void *arg)
 			tr->rising = false;
 	if (session_id_op(sk, family, KSFT_PERFMON_CMD_SESSION_GET, tr->id, &r))
 		return 2;
-	tr->lost = r.lost;
+	tr->lost = r.s.lost;
 	return 0;
 }
 
@@ -1389,7 +1378,7 @@ TEST_F(kpm, samples_before_the_readers_clock_are_left_out)
 	if (access("/proc/self/ns/time", F_OK))
 		SKIP(return, "no time namespaces (CONFIG_TIME_NS)");
 	ASSERT_EQ(0, session_new(self->sk, self->family, NULL, 0, 10 * MS, 256, &r));
-	tr.id = r.id;
+	tr.id = r.s.id;
 	ASSERT_EQ(0, wait_samples(self->sk, self->family, tr.id, 40));
 	ASSERT_EQ(0, sample_get(self->sk, self->family, tr.id, 0, &a, &r));
 	ASSERT_LE(40, a.n);
@@ -1404,7 +1393,7 @@ TEST_F(kpm, samples_before_the_readers_clock_are_left_out)
 	EXPECT_TRUE(tr.rising);
 	ASSERT_EQ(0, session_id_op(self->sk, self->family,
 				   KSFT_PERFMON_CMD_SESSION_GET, tr.id, &r));
-	EXPECT_EQ(0, r.lost);
+	EXPECT_EQ(0, r.s.lost);
 	session_id_op(self->sk, self->family, KSFT_PERFMON_CMD_SESSION_DEL,
 		      tr.id, &r);
 }
@@ -1432,13 +1421,13 @@ TEST_F(kpm, no_loss_before_the_readers_clock)
 	if (access("/proc/self/ns/time", F_OK))
 		SKIP(return, "no time namespaces (CONFIG_TIME_NS)");
 	ASSERT_EQ(0, session_new(self->sk, self->family, NULL, 0, 200 * MS, 16, &r));
-	now.id = r.id;
+	now.id = r.s.id;
 	ASSERT_EQ(0, wait_samples(self->sk, self->family, now.id, 20));
 	ASSERT_EQ(0, session_id_op(self->sk, self->family,
 				   KSFT_PERFMON_CMD_SESSION_GET, now.id, &r));
-	missed = r.missed;
+	missed = r.s.missed;
 	/* the newest sample alone: a cursor inside the ring, nothing lost */
-	ASSERT_EQ(0, sample_get(self->sk, self->family, now.id, r.samples - 1,
+	ASSERT_EQ(0, sample_get(self->sk, self->family, now.id, r.s.samples - 1,
 				&a, &r));
 	ASSERT_LE(1, a.n);
 	k = a.s[0].seq;
@@ -1450,7 +1439,7 @@ TEST_F(kpm, no_loss_before_the_readers_clock)
 	ASSERT_EQ(0, in_timens(offset, read_in_timens, &later, sizeof(later)));
 	ASSERT_EQ(0, session_id_op(self->sk, self->family,
 				   KSFT_PERFMON_CMD_SESSION_GET, now.id, &r));
-	missed = r.missed - missed;
+	missed = r.s.missed - missed;
 	TH_LOG("the clock begins at sample %llu: at once, the first %llu, lost %llu; later, the first %llu, lost %llu; %llu periods missed",
 	       (unsigned long long)k, (unsigned long long)now.first,
 	       (unsigned long long)now.lost, (unsigned long long)later.first,
@@ -1517,7 +1506,7 @@ TEST_F(kpm, no_session_outlives_a_failed_reply)
 	/* and a request that can be answered still makes one */
 	ASSERT_EQ(0, session_new(self->sk, self->family, NULL, 0, 10 * MS, 16, &r));
 	EXPECT_EQ(before + 1, kpm_nr_sessions());
-	session_id_op(self->sk, self->family, KSFT_PERFMON_CMD_SESSION_DEL, r.id, &r);
+	session_id_op(self->sk, self->family, KSFT_PERFMON_CMD_SESSION_DEL, r.s.id, &r);
 }
 
 static int read_proc_stat(uint64_t ticks[][10], int max)
@@ -1565,7 +1554,7 @@ TEST_F(kpm, cpu_times_agree_with_proc_stat)
 	ASSERT_LT(0, ncpu);
 	ASSERT_EQ(0, session_new(self->sk, self->family, NULL, 0,
 				 KSFT_PERFMON_INTERVAL_MAX, 2, &r));
-	id = r.id;
+	id = r.s.id;
 	ASSERT_EQ(0, wait_samples(self->sk, self->family, id, 1));
 	ASSERT_EQ(ncpu, read_proc_stat(after, MAX_CPUS));
 	ASSERT_EQ(0, sample_get(self->sk, self->family, id, 0, &ss, &r));
@@ -1637,7 +1626,7 @@ TEST_F(kpm, sample_time_in_the_readers_time_namespace)
 
 	ASSERT_EQ(0, session_new(self->sk, self->family, NULL, 0,
 				 1000 * MS, 256, &r));
-	t.id = r.id;
+	t.id = r.s.id;
 	ASSERT_EQ(0, wait_samples(self->sk, self->family, t.id, 1));
 	ASSERT_EQ(0, sample_get(self->sk, self->family, t.id, 0, &ss, &r));
 	ASSERT_EQ(0, ss.s[0].seq);
@@ -1709,7 +1698,7 @@ TEST_F_TIMEOUT(veth, netdev_counters_equal_sysfs, KPM_SLOW_TIMEOUT)
 
 	ASSERT_EQ(0, session_new(self->sk, self->family, ifindex, 2,
 				 KSFT_PERFMON_INTERVAL_MAX, 2, &r));
-	id = r.id;
+	id = r.s.id;
 	ASSERT_EQ(0, wait_samples(self->sk, self->family, id, 1));
 	ASSERT_EQ(0, sample_get(self->sk, self->family, id, 0, &ss, &r));
 	ASSERT_EQ(1, ss.n);
@@ -1747,7 +1736,7 @@ TEST_F_TIMEOUT(veth, deleted_netdev_is_reported_gone, KPM_SLOW_TIMEOUT)
 
 	ASSERT_EQ(0, session_new(self->sk, self->family, &ifindex, 1, 10 * MS,
 				 64, &r));
-	id = r.id;
+	id = r.s.id;
 	ASSERT_EQ(0, wait_samples(self->sk, self->family, id, 2));
 	ASSERT_EQ(0, sh("ip link del kpm0"));
 	/* the same name again, with another ifindex */
@@ -1757,7 +1746,7 @@ TEST_F_TIMEOUT(veth, deleted_netdev_is_reported_gone, KPM_SLOW_TIMEOUT)
 
 	ASSERT_EQ(0, session_id_op(self->sk, self->family,
 				   KSFT_PERFMON_CMD_SESSION_GET, id, &r));
-	n = r.samples;
+	n = r.s.samples;
 	ASSERT_EQ(0, wait_samples(self->sk, self->family, id, n + 3));
 	ASSERT_EQ(0, sample_get(self->sk, self->family, id, n, &ss, &r));
 	ASSERT_LE(3, ss.n);
@@ -1777,7 +1766,7 @@ TEST_F(kpm, debugfs_shows_session_and_latest_sample)
 	FILE *f;
 
 	ASSERT_EQ(0, session_new(self->sk, self->family, NULL, 0, 10 * MS, 16, &r));
-	id = r.id;
+	id = r.s.id;
 	ASSERT_EQ(0, wait_samples(self->sk, self->family, id, 1));
 
 	f = fopen("/sys/kernel/debug/ksft_perfmon/sessions", "r");
