@@ -31,24 +31,40 @@ struct cpu_in {
 
 #define NO_TIME	UINT64_MAX	/* a part that is not the first */
 
+/*
+ * A sample-get message with a part's own attributes: CPUs @start to below
+ * @end, the last part or not, its time (none for NO_TIME) and the sample
+ * it is based on (none for -1).
+ */
+static struct nl_msg *part_msg(uint64_t seq, uint64_t time, int64_t base,
+			       uint32_t start, uint32_t end, bool last)
+{
+	struct nl_msg *msg = nlmsg_alloc();
+
+	genlmsg_put(msg, 0, 0, 0x20, 0, 0, KSFT_PERFMON_CMD_SAMPLE_GET, 1);
+	nla_put_u64(msg, KSFT_PERFMON_A_SAMPLE_SEQ, seq);
+	if (time != NO_TIME)
+		nla_put_u64(msg, KSFT_PERFMON_A_SAMPLE_TIME, time);
+	if (base >= 0)
+		nla_put_u64(msg, KSFT_PERFMON_A_SAMPLE_BASE_SEQ, base);
+	nla_put_u32(msg, KSFT_PERFMON_A_SAMPLE_CPU_START, start);
+	nla_put_u32(msg, KSFT_PERFMON_A_SAMPLE_CPU_END, end);
+	if (last)
+		nla_put_flag(msg, KSFT_PERFMON_A_SAMPLE_LAST_PART);
+	return msg;
+}
+
 /* one part of a sample: CPUs @start to below @end, the last one or not */
 static struct nl_msg *sample_part(uint64_t seq, uint64_t time,
 				  const struct cpu_in *cpu, int ncpu,
 				  const uint64_t *tx_dropped, int ndev,
 				  uint32_t start, uint32_t end, bool last)
 {
-	struct nl_msg *msg = nlmsg_alloc();
+	struct nl_msg *msg = part_msg(seq, time, -1, start, end, last);
 	struct nlattr *nest;
 	int i, t;
 
-	genlmsg_put(msg, 0, 0, 0x20, 0, 0, KSFT_PERFMON_CMD_SAMPLE_GET, 1);
-	nla_put_u64(msg, KSFT_PERFMON_A_SAMPLE_SEQ, seq);
-	nla_put_u32(msg, KSFT_PERFMON_A_SAMPLE_CPU_START, start);
-	nla_put_u32(msg, KSFT_PERFMON_A_SAMPLE_CPU_END, end);
-	if (last)
-		nla_put_flag(msg, KSFT_PERFMON_A_SAMPLE_LAST_PART);
 	if (time != NO_TIME) {
-		nla_put_u64(msg, KSFT_PERFMON_A_SAMPLE_TIME, time);
 		nla_put_u64(msg, KSFT_PERFMON_A_SAMPLE_COST, 1000);
 		nla_put_u64(msg, KSFT_PERFMON_A_SAMPLE_DELAY, 10);
 	}
@@ -399,16 +415,9 @@ TEST_F(rec, split_samples_out_of_order)
 static struct nl_msg *changes_msg(uint64_t seq, uint64_t base, int cpu,
 				  uint64_t user, int64_t tx_dropped)
 {
-	struct nl_msg *msg = nlmsg_alloc();
+	struct nl_msg *msg = part_msg(seq, seq * 10 * MS, base, 0, 2, true);
 	struct nlattr *nest;
 
-	genlmsg_put(msg, 0, 0, 0x20, 0, 0, KSFT_PERFMON_CMD_SAMPLE_GET, 1);
-	nla_put_u64(msg, KSFT_PERFMON_A_SAMPLE_SEQ, seq);
-	nla_put_u64(msg, KSFT_PERFMON_A_SAMPLE_TIME, seq * 10 * MS);
-	nla_put_u64(msg, KSFT_PERFMON_A_SAMPLE_BASE_SEQ, base);
-	nla_put_u32(msg, KSFT_PERFMON_A_SAMPLE_CPU_START, 0);
-	nla_put_u32(msg, KSFT_PERFMON_A_SAMPLE_CPU_END, 2);
-	nla_put_flag(msg, KSFT_PERFMON_A_SAMPLE_LAST_PART);
 	nest = nla_nest_start(msg, KSFT_PERFMON_A_SAMPLE_DEV);
 	nla_put_u32(msg, KSFT_PERFMON_A_DEV_STATS_IFINDEX, 1);
 	if (tx_dropped == -2)
@@ -554,18 +563,10 @@ static struct nlattr *rx_queue_start(struct nl_msg *msg, uint32_t q)
 static struct nl_msg *queue_msg(uint64_t seq, int64_t base, uint32_t rxq,
 				const int64_t *pkts, bool skipped)
 {
-	struct nl_msg *msg = nlmsg_alloc();
+	struct nl_msg *msg = part_msg(seq, seq * 10 * MS, base, 0, 1, true);
 	struct nlattr *nest;
 	uint32_t q;
 
-	genlmsg_put(msg, 0, 0, 0x20, 0, 0, KSFT_PERFMON_CMD_SAMPLE_GET, 1);
-	nla_put_u64(msg, KSFT_PERFMON_A_SAMPLE_SEQ, seq);
-	nla_put_u64(msg, KSFT_PERFMON_A_SAMPLE_TIME, seq * 10 * MS);
-	if (base >= 0)
-		nla_put_u64(msg, KSFT_PERFMON_A_SAMPLE_BASE_SEQ, base);
-	nla_put_u32(msg, KSFT_PERFMON_A_SAMPLE_CPU_START, 0);
-	nla_put_u32(msg, KSFT_PERFMON_A_SAMPLE_CPU_END, 1);
-	nla_put_flag(msg, KSFT_PERFMON_A_SAMPLE_LAST_PART);
 	nest = nla_nest_start(msg, KSFT_PERFMON_A_SAMPLE_DEV);
 	nla_put_u32(msg, KSFT_PERFMON_A_DEV_STATS_IFINDEX, 5);
 	nla_nest_end(msg, nest);
@@ -590,6 +591,41 @@ static struct nl_msg *queue_msg(uint64_t seq, int64_t base, uint32_t rxq,
 }
 
 /*
+ * A record of queue metrics into memory, and its drain, for a session of
+ * one CPU and netdev 5 with 4 queues of each direction.
+ */
+struct qrec {
+	char *buf;
+	size_t len;
+	FILE *out;
+	struct record r;
+	struct drain d;
+};
+
+static const struct session qrec_session = {
+	.id = 1, .cpus = 1, .ndevs = 1, .queues = 4, .ifindex = { 5 },
+};
+
+static int qrec_init(struct qrec *q, uint32_t metrics)
+{
+	memset(q, 0, sizeof(*q));
+	q->out = open_memstream(&q->buf, &q->len);
+	if (!q->out ||
+	    record_init(&q->r, metrics, "local", 0, 1, q->out) ||
+	    record_init_queues(&q->r, &qrec_session))
+		return -1;
+	return drain_init(&q->d, &qrec_session, record_sample, &q->r);
+}
+
+static void qrec_free(struct qrec *q)
+{
+	drain_free(&q->d);
+	record_free(&q->r);
+	fclose(q->out);
+	free(q->buf);
+}
+
+/*
  * A netdev's queues, put together as the kernel sends them: a queue left
  * out of a sample of changes keeps its count; one the base did not have
  * starts from nothing; a skipped read keeps them, and record prints no
@@ -598,48 +634,36 @@ static struct nl_msg *queue_msg(uint64_t seq, int64_t base, uint32_t rxq,
  */
 TEST(queues_put_together)
 {
-	struct session s = { .id = 1, .cpus = 1, .ndevs = 1, .queues = 4,
-			     .ifindex = { 5 } };
 	const int64_t p0[] = { 10, 20 }, p1[] = { -1, 25, 7 },
 		      p2[] = { 12, -1, -1 };
-	char *buf = NULL;
 	struct nlattr *nest;
 	struct nl_msg *msg;
-	struct record r;
-	struct drain d;
-	size_t len = 0;
-	FILE *out = open_memstream(&buf, &len);
+	struct qrec q;
 
-	ASSERT_EQ(0, record_init(&r, M_BIT(M_QUEUE_RX_PACKETS), "local", 0, 1,
-				 out));
-	ASSERT_EQ(0, record_init_queues(&r, &s));
-	ASSERT_EQ(0, drain_init(&d, &s, record_sample, &r));
-	ASSERT_EQ(0, feed(&d, queue_msg(0, -1, 2, p0, false)));
-	ASSERT_EQ(0, feed(&d, queue_msg(1, 0, 3, p1, false)));
-	EXPECT_EQ(10, d.cur.q[0].rx[0].v[Q_STAT(RX_PACKETS)]);
-	EXPECT_EQ(25, d.cur.q[0].rx[1].v[Q_STAT(RX_PACKETS)]);
-	EXPECT_EQ(7, d.cur.q[0].rx[2].v[Q_STAT(RX_PACKETS)]);
-	EXPECT_EQ(Q_UNSET, d.cur.q[0].rx[2].v[Q_STAT(RX_BYTES)]);
-	EXPECT_EQ(1, d.cur.q[0].base.v[Q_STAT(RX_PACKETS)]);
+	ASSERT_EQ(0, qrec_init(&q, M_BIT(M_QUEUE_RX_PACKETS)));
+	ASSERT_EQ(0, feed(&q.d, queue_msg(0, -1, 2, p0, false)));
+	ASSERT_EQ(0, feed(&q.d, queue_msg(1, 0, 3, p1, false)));
+	EXPECT_EQ(10, q.d.cur.q[0].rx[0].v[Q_STAT(RX_PACKETS)]);
+	EXPECT_EQ(25, q.d.cur.q[0].rx[1].v[Q_STAT(RX_PACKETS)]);
+	EXPECT_EQ(7, q.d.cur.q[0].rx[2].v[Q_STAT(RX_PACKETS)]);
+	EXPECT_EQ(Q_UNSET, q.d.cur.q[0].rx[2].v[Q_STAT(RX_BYTES)]);
+	EXPECT_EQ(1, q.d.cur.q[0].base.v[Q_STAT(RX_PACKETS)]);
 	/* skipped: the last read's, and no line */
-	ASSERT_EQ(0, feed(&d, queue_msg(2, 1, 3, p2, true)));
-	EXPECT_TRUE(d.cur.q[0].skipped);
-	fflush(out);
-	EXPECT_NE(NULL, strstr(buf, "{\"host\":\"local\",\"ifindex\":5,\"name\":\"nic.queue.rx.packets\",\"queue\":2,\"shape\":\"scalar\",\"time\":0.01,\"value\":0}"));
-	EXPECT_NE(NULL, strstr(buf, "\"queue\":1,\"shape\":\"scalar\",\"time\":0.01,\"value\":5}"));
-	EXPECT_EQ(NULL, strstr(buf, "\"queue\":0,\"shape\":\"scalar\",\"time\":0.02"));
+	ASSERT_EQ(0, feed(&q.d, queue_msg(2, 1, 3, p2, true)));
+	EXPECT_TRUE(q.d.cur.q[0].skipped);
+	fflush(q.out);
+	EXPECT_NE(NULL, strstr(q.buf, "{\"host\":\"local\",\"ifindex\":5,\"name\":\"nic.queue.rx.packets\",\"queue\":2,\"shape\":\"scalar\",\"time\":0.01,\"value\":0}"));
+	EXPECT_NE(NULL, strstr(q.buf, "\"queue\":1,\"shape\":\"scalar\",\"time\":0.01,\"value\":5}"));
+	EXPECT_EQ(NULL, strstr(q.buf, "\"queue\":0,\"shape\":\"scalar\",\"time\":0.02"));
 
 	/* a queue of a netdev that has no queue statistics now */
 	msg = queue_msg(3, -1, 0, NULL, false);
 	nest = rx_queue_start(msg, 0);
 	nla_nest_end(msg, nest);
-	EXPECT_EQ(-1, feed(&d, msg));
+	EXPECT_EQ(-1, feed(&q.d, msg));
 	EXPECT_STREQ("kernel reports queue 0 of netdev 5, which it does not have",
-		     d.error);
-	drain_free(&d);
-	record_free(&r);
-	fclose(out);
-	free(buf);
+		     q.d.error);
+	qrec_free(&q);
 }
 
 /* a queue's link in map_msg(): -1 leaves an attribute out */
@@ -691,53 +715,42 @@ static struct nl_msg *map_msg(uint64_t seq, int64_t base, uint32_t version,
  */
 TEST(queue_map_put_together)
 {
-	struct session s = { .id = 1, .cpus = 1, .ndevs = 1, .queues = 4,
-			     .ifindex = { 5 } };
 	const struct link_in v1[] = { { 8193, 27, 2 }, { 8194, -1, -1 } },
 			     v2[] = { { 8193, 27, 3 }, { -1, -1, -1 } };
-	char *buf = NULL, *p;
-	struct record r;
-	struct drain d;
-	size_t len = 0;
-	FILE *out = open_memstream(&buf, &len);
+	struct qrec q;
+	char *p;
 	int n;
 
-	ASSERT_EQ(0, record_init(&r, M_BIT(M_QUEUE_RX_CPU), "local", 0, 1,
-				 out));
-	ASSERT_EQ(0, record_init_queues(&r, &s));
-	ASSERT_EQ(0, drain_init(&d, &s, record_sample, &r));
-	ASSERT_EQ(0, feed(&d, map_msg(0, -1, 1, v1, 2)));
-	EXPECT_TRUE(d.cur.q[0].mapped);
-	EXPECT_FALSE(d.cur.q[0].read);
-	EXPECT_EQ(8194, d.cur.q[0].rx[1].link.napi_id);
-	EXPECT_EQ(Q_NO_LINK, d.cur.q[0].rx[1].link.irq);
+	ASSERT_EQ(0, qrec_init(&q, M_BIT(M_QUEUE_RX_CPU)));
+	ASSERT_EQ(0, feed(&q.d, map_msg(0, -1, 1, v1, 2)));
+	EXPECT_TRUE(q.d.cur.q[0].mapped);
+	EXPECT_FALSE(q.d.cur.q[0].read);
+	EXPECT_EQ(8194, q.d.cur.q[0].rx[1].link.napi_id);
+	EXPECT_EQ(Q_NO_LINK, q.d.cur.q[0].rx[1].link.irq);
 	/* the same version, no queue: the links as they were */
-	ASSERT_EQ(0, feed(&d, map_msg(1, 0, 1, NULL, 0)));
-	EXPECT_EQ(1, d.cur.q[0].map_version);
-	EXPECT_EQ(2, d.cur.q[0].rx[0].link.cpu);
-	EXPECT_EQ(8194, d.cur.q[0].rx[1].link.napi_id);
+	ASSERT_EQ(0, feed(&q.d, map_msg(1, 0, 1, NULL, 0)));
+	EXPECT_EQ(1, q.d.cur.q[0].map_version);
+	EXPECT_EQ(2, q.d.cur.q[0].rx[0].link.cpu);
+	EXPECT_EQ(8194, q.d.cur.q[0].rx[1].link.napi_id);
 	/* a new version: queue 1 has none now */
-	ASSERT_EQ(0, feed(&d, map_msg(2, 1, 2, v2, 2)));
-	EXPECT_EQ(3, d.cur.q[0].rx[0].link.cpu);
-	EXPECT_EQ(Q_NO_LINK, d.cur.q[0].rx[1].link.napi_id);
-	EXPECT_EQ(Q_NO_LINK, d.cur.q[0].tx[0].link.napi_id);
-	fflush(out);
-	EXPECT_NE(NULL, strstr(buf, "# ktap-metric-json: {\"host\":\"local\",\"ifindex\":5,\"irq\":27,\"map_version\":1,\"name\":\"nic.queue.rx.cpu\",\"napi_id\":8193,\"queue\":0,\"shape\":\"scalar\",\"time\":0.0,\"value\":2}\n"));
-	EXPECT_NE(NULL, strstr(buf, "\"map_version\":2,\"name\":\"nic.queue.rx.cpu\",\"napi_id\":8193,\"queue\":0,\"shape\":\"scalar\",\"time\":0.02,\"value\":3}\n"));
+	ASSERT_EQ(0, feed(&q.d, map_msg(2, 1, 2, v2, 2)));
+	EXPECT_EQ(3, q.d.cur.q[0].rx[0].link.cpu);
+	EXPECT_EQ(Q_NO_LINK, q.d.cur.q[0].rx[1].link.napi_id);
+	EXPECT_EQ(Q_NO_LINK, q.d.cur.q[0].tx[0].link.napi_id);
+	fflush(q.out);
+	EXPECT_NE(NULL, strstr(q.buf, "# ktap-metric-json: {\"host\":\"local\",\"ifindex\":5,\"irq\":27,\"map_version\":1,\"name\":\"nic.queue.rx.cpu\",\"napi_id\":8193,\"queue\":0,\"shape\":\"scalar\",\"time\":0.0,\"value\":2}\n"));
+	EXPECT_NE(NULL, strstr(q.buf, "\"map_version\":2,\"name\":\"nic.queue.rx.cpu\",\"napi_id\":8193,\"queue\":0,\"shape\":\"scalar\",\"time\":0.02,\"value\":3}\n"));
 	/* once a version, and none of a queue with no CPU */
-	for (n = 0, p = buf; (p = strstr(p, "nic.queue.rx.cpu")); p++)
+	for (n = 0, p = q.buf; (p = strstr(p, "nic.queue.rx.cpu")); p++)
 		n++;
 	EXPECT_EQ(2, n);
-	EXPECT_EQ(NULL, strstr(buf, "\"queue\":1"));
+	EXPECT_EQ(NULL, strstr(q.buf, "\"queue\":1"));
 
 	/* a link of a netdev whose map the sample does not have */
-	EXPECT_EQ(-1, feed(&d, map_msg(3, -1, 0, v1, 1)));
+	EXPECT_EQ(-1, feed(&q.d, map_msg(3, -1, 0, v1, 1)));
 	EXPECT_STREQ("kernel reports queue 0 of netdev 5, which it does not have",
-		     d.error);
-	drain_free(&d);
-	record_free(&r);
-	fclose(out);
-	free(buf);
+		     q.d.error);
+	qrec_free(&q);
 }
 
 TEST_F(rec, malformed_messages)
