@@ -54,83 +54,93 @@ static const int nic_stat[M_NR] = {
 	[M_NIC_TX_DROPPED] = DEV_STAT(TX_DROPPED),
 };
 
-int print_policy(FILE *f, enum metric m)
-{
-	struct jw w;
+/* what a metric's policy line says but its name, in its keys' order */
+struct policy {
+	const char *aggregation;	/* NULL: none */
+	const char *label;		/* display_label; NULL: none */
+	enum { RANGE_NONE, RANGE_COUNT, RANGE_PERCENT } range;
+	bool scale;			/* display_scale 100 */
+	const char *summarize;
+	const char *transform;		/* NULL: none */
+};
 
-	jw_init(&w, f);
-	fputs("# ktap-metric-policy-json: ", f);
-	jw_obj_start(&w);
+static void policy_of(enum metric m, struct policy *p)
+{
+	memset(p, 0, sizeof(*p));
 	if (m <= M_CPU_UTIL) {
-		jw_key(&w, "aggregation");
-		jw_str(&w, "busy-core-equivalents");
-		jw_key(&w, "display_label");
-		jw_str(&w, "Percent of one CPU");
-		jw_key(&w, "display_range");
-		jw_obj_start(&w);
-		jw_key(&w, "max");
-		jw_double(&w, 100.0);
-		jw_key(&w, "min");
-		jw_double(&w, 0.0);
-		jw_obj_end(&w);
-		if (m != M_CPU_UTIL) {
-			jw_key(&w, "display_scale");
-			jw_double(&w, 100.0);
-		}
-		jw_key(&w, "name");
-		jw_str(&w, metric_names[m]);
-		jw_key(&w, "summarize");
-		jw_str(&w, "p90");
-		if (m != M_CPU_UTIL) {
-			jw_key(&w, "transform");
-			jw_str(&w, "rate");
-		}
+		p->aggregation = "busy-core-equivalents";
+		p->label = "Percent of one CPU";
+		p->range = RANGE_PERCENT;
+		p->scale = m != M_CPU_UTIL;
+		p->summarize = "p90";
+		p->transform = m != M_CPU_UTIL ? "rate" : NULL;
 	} else if (m == M_QUEUE_RX_CPU || m == M_QUEUE_TX_CPU) {
 		/* not a count: a CPU id, said when it changes */
-		jw_key(&w, "display_label");
-		jw_str(&w, queue_metric[m - M_QUEUE_RX_PACKETS].label);
-		jw_key(&w, "name");
-		jw_str(&w, metric_names[m]);
-		jw_key(&w, "summarize");
-		jw_str(&w, "last");
-	} else if (m >= M_SOFTNET_PROCESSED) {
+		p->label = queue_metric[m - M_QUEUE_RX_PACKETS].label;
+		p->summarize = "last";
+	} else {
 		/*
 		 * No aggregation: the format's one (busy-core-equivalents)
 		 * counts busy cores, not packets; each CPU is its own series,
 		 * as each queue is. Events a healthy run has few of are
 		 * summarized as the netdevs' drops are.
 		 */
-		jw_key(&w, "display_label");
-		jw_str(&w, m >= M_QUEUE_RX_PACKETS ?
-			   queue_metric[m - M_QUEUE_RX_PACKETS].label :
-			   cpu_net_labels[m - M_SOFTNET_PROCESSED]);
-		jw_key(&w, "display_range");
-		jw_obj_start(&w);
-		jw_key(&w, "min");
-		jw_int(&w, 0);
-		jw_obj_end(&w);
-		jw_key(&w, "name");
-		jw_str(&w, metric_names[m]);
-		jw_key(&w, "summarize");
-		jw_str(&w, m == M_SOFTNET_DROPPED || m == M_SOFTNET_SQUEEZED ||
-			   m == M_QUEUE_RX_ALLOC_FAIL ||
-			   m == M_QUEUE_RX_HW_DROPS || m == M_QUEUE_TX_STOP ?
-			   "distribution" : "p90");
-		jw_key(&w, "transform");
-		jw_str(&w, "rate");
-	} else {
-		jw_key(&w, "display_range");
-		jw_obj_start(&w);
-		jw_key(&w, "min");
-		jw_int(&w, 0);
-		jw_obj_end(&w);
-		jw_key(&w, "name");
-		jw_str(&w, metric_names[m]);
-		jw_key(&w, "summarize");
-		jw_str(&w, "distribution");
-		jw_key(&w, "transform");
-		jw_str(&w, "rate");
+		if (m >= M_QUEUE_RX_PACKETS)
+			p->label = queue_metric[m - M_QUEUE_RX_PACKETS].label;
+		else if (m >= M_SOFTNET_PROCESSED)
+			p->label = cpu_net_labels[m - M_SOFTNET_PROCESSED];
+		p->range = RANGE_COUNT;
+		p->summarize = m < M_SOFTNET_PROCESSED ||
+			       m == M_SOFTNET_DROPPED ||
+			       m == M_SOFTNET_SQUEEZED ||
+			       m == M_QUEUE_RX_ALLOC_FAIL ||
+			       m == M_QUEUE_RX_HW_DROPS || m == M_QUEUE_TX_STOP ?
+			       "distribution" : "p90";
+		p->transform = "rate";
 	}
+}
+
+/* "@key":"@s", where there is an @s */
+static void str_member(struct jw *w, const char *key, const char *s)
+{
+	if (!s)
+		return;
+	jw_key(w, key);
+	jw_str(w, s);
+}
+
+int print_policy(FILE *f, enum metric m)
+{
+	struct policy p;
+	struct jw w;
+
+	policy_of(m, &p);
+	jw_init(&w, f);
+	fputs("# ktap-metric-policy-json: ", f);
+	jw_obj_start(&w);
+	str_member(&w, "aggregation", p.aggregation);
+	str_member(&w, "display_label", p.label);
+	if (p.range != RANGE_NONE) {
+		jw_key(&w, "display_range");
+		jw_obj_start(&w);
+		if (p.range == RANGE_PERCENT) {
+			jw_key(&w, "max");
+			jw_double(&w, 100.0);
+			jw_key(&w, "min");
+			jw_double(&w, 0.0);
+		} else {
+			jw_key(&w, "min");
+			jw_int(&w, 0);
+		}
+		jw_obj_end(&w);
+	}
+	if (p.scale) {
+		jw_key(&w, "display_scale");
+		jw_double(&w, 100.0);
+	}
+	str_member(&w, "name", metric_names[m]);
+	str_member(&w, "summarize", p.summarize);
+	str_member(&w, "transform", p.transform);
 	jw_obj_end(&w);
 	fputc('\n', f);
 	return w.error ? -1 : 0;
