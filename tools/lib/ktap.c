@@ -356,46 +356,56 @@ static uint64_t never_back(uint64_t *last, uint64_t now)
 	return *last;
 }
 
+/* CPU time (cpu.time.*, in ns) or a count of cpu-net from @base to @now */
+static uint64_t cpu_count(enum metric m, const struct cpu_stats *base,
+			  const struct cpu_stats *now)
+{
+	switch (m) {
+	case M_CPU_USR:
+		return counter_delta(base->t[T_USER] + base->t[T_NICE],
+				     now->t[T_USER] + now->t[T_NICE]);
+	case M_CPU_SYS:
+		return counter_delta(base->t[T_SYSTEM], now->t[T_SYSTEM]);
+	case M_CPU_SIRQ:
+		return counter_delta(base->t[T_SOFTIRQ], now->t[T_SOFTIRQ]);
+	default:
+		return counter_delta(base->net[m - M_SOFTNET_PROCESSED],
+				     now->net[m - M_SOFTNET_PROCESSED]);
+	}
+}
+
 /*
- * Time spent since the first sample, per CPU; null for a CPU that is
- * offline. A CPU's time never goes back in the output, even when its
- * counter does or when it was offline at the first sample.
+ * Time spent (cpu.time.*, in seconds) or a count of cpu-net since the
+ * first sample, per CPU; null for a CPU that is offline. A CPU's count
+ * never goes back in the output, even when its counter does (the kernel
+ * extends cpu-net's to 64 bits: they do not), or when it was offline
+ * at the first sample and counts from 0.
  */
-static void emit_cpu_time(struct record *r, enum metric m,
-			  const struct sample *smp, uint32_t cpus)
+static void emit_cpu_count(struct record *r, enum metric m,
+			   const struct sample *smp, uint32_t cpus)
 {
 	struct jw w;
 	uint32_t c;
+	uint64_t v;
 
 	obs_start(r, &w, m, smp->time);
 	jw_arr_start(&w);
 	for (c = 0; c < cpus; c++) {
 		const struct cpu_stats *now = &smp->cpu[c];
 		const struct cpu_stats *base = &r->base.cpu[c];
-		uint64_t ns = 0;
 
 		if (!now->present || !now->online || !base->present) {
 			jw_null(&w);
 			continue;
 		}
-		switch (m) {
-		case M_CPU_USR:
-			ns = counter_delta(base->t[T_USER] + base->t[T_NICE],
-					   now->t[T_USER] + now->t[T_NICE]);
-			break;
-		case M_CPU_SYS:
-			ns = counter_delta(base->t[T_SYSTEM], now->t[T_SYSTEM]);
-			break;
-		default:
-			ns = counter_delta(base->t[T_SOFTIRQ], now->t[T_SOFTIRQ]);
-			break;
-		}
-		ns = never_back(&r->cpu_last[m][c], ns);
-		/* the double nearest ns / 1e9, written from the digits of ns */
-		if (ns < 1000000000000000ULL)
-			jw_decimal(&w, ns, -9);
+		v = never_back(&r->cpu_last[m][c], cpu_count(m, base, now));
+		/* a time: the double nearest ns / 1e9, from the digits of ns */
+		if (m >= M_SOFTNET_PROCESSED)
+			jw_uint(&w, v);
+		else if (v < 1000000000000000ULL)
+			jw_decimal(&w, v, -9);
 		else
-			jw_double(&w, (double)ns / NSEC_PER_SEC);
+			jw_double(&w, (double)v / NSEC_PER_SEC);
 	}
 	jw_arr_end(&w);
 	obs_end(r, &w);
@@ -493,37 +503,6 @@ static void emit_nic(struct record *r, enum metric m, const struct sample *smp)
 	}
 	obs_start(r, &w, m, nic_time(smp));
 	jw_uint(&w, total);
-	obs_end(r, &w);
-}
-
-/*
- * A count of cpu-net since the first sample, per CPU; null for a CPU that
- * is offline, as cpu.time.* has it. The kernel extends the counts to 64
- * bits: they never go back, but a CPU that was offline at the first
- * sample counts from 0 as cpu.time.* does, and never_back() holds it.
- */
-static void emit_cpu_net(struct record *r, enum metric m,
-			 const struct sample *smp, uint32_t cpus)
-{
-	int n = m - M_SOFTNET_PROCESSED;
-	struct jw w;
-	uint32_t c;
-
-	obs_start(r, &w, m, smp->time);
-	jw_arr_start(&w);
-	for (c = 0; c < cpus; c++) {
-		const struct cpu_stats *now = &smp->cpu[c];
-		const struct cpu_stats *base = &r->base.cpu[c];
-
-		if (!now->present || !now->online || !base->present) {
-			jw_null(&w);
-			continue;
-		}
-		jw_uint(&w, never_back(&r->cpu_last[m][c],
-				       counter_delta(base->net[n],
-						     now->net[n])));
-	}
-	jw_arr_end(&w);
 	obs_end(r, &w);
 }
 
@@ -668,7 +647,7 @@ void record_add(struct record *r, const struct sample *smp, bool nics)
 		r->have_base = true;
 	}
 	for (m = M_CPU_USR; m <= M_CPU_SIRQ; m++)
-		emit_cpu_time(r, m, smp, cpus);
+		emit_cpu_count(r, m, smp, cpus);
 	if (smp->seq != r->base.seq)
 		emit_cpu_util(r, smp, cpus);
 	if (nics)
@@ -676,7 +655,7 @@ void record_add(struct record *r, const struct sample *smp, bool nics)
 			emit_nic(r, m, smp);
 	for (m = M_FIRST_OPTIONAL; m < M_QUEUE_RX_PACKETS; m++)
 		if (r->metrics & M_BIT(m))
-			emit_cpu_net(r, m, smp, cpus);
+			emit_cpu_count(r, m, smp, cpus);
 	if (r->qhave && smp->q)
 		emit_queues(r, smp);
 	sample_copy(&r->prev, smp, cpus);
