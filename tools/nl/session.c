@@ -129,26 +129,29 @@ nla_put_failure:
 	die("out of memory");
 }
 
-int session_get(struct kpm_nl *nl, uint32_t id, struct session *s)
+/* command @cmd (@op) of session @id, its reply to @valid */
+static int session_cmd(struct kpm_nl *nl, uint8_t cmd, const char *op,
+		       uint32_t id, nl_recvmsg_msg_cb_t valid, void *arg)
 {
-	struct nl_msg *msg = msg_new(nl, KSFT_PERFMON_CMD_SESSION_GET, 0);
+	struct nl_msg *msg = msg_new(nl, cmd, 0);
 
 	NLA_PUT_U32(msg, KSFT_PERFMON_A_SESSION_ID, id);
-	return talk(nl, "session-get", msg, session_attr_names,
-		    ARRAY_SIZE(session_attr_names), session_one_cb, s);
+	return talk(nl, op, msg, session_attr_names,
+		    ARRAY_SIZE(session_attr_names), valid, arg);
 nla_put_failure:
 	die("out of memory");
 }
 
+int session_get(struct kpm_nl *nl, uint32_t id, struct session *s)
+{
+	return session_cmd(nl, KSFT_PERFMON_CMD_SESSION_GET, "session-get", id,
+			   session_one_cb, s);
+}
+
 int session_del(struct kpm_nl *nl, uint32_t id)
 {
-	struct nl_msg *msg = msg_new(nl, KSFT_PERFMON_CMD_SESSION_DEL, 0);
-
-	NLA_PUT_U32(msg, KSFT_PERFMON_A_SESSION_ID, id);
-	return talk(nl, "session-del", msg, session_attr_names,
-		    ARRAY_SIZE(session_attr_names), NULL, NULL);
-nla_put_failure:
-	die("out of memory");
+	return session_cmd(nl, KSFT_PERFMON_CMD_SESSION_DEL, "session-del", id,
+			   NULL, NULL);
 }
 
 static int sample_msg_cb(struct nl_msg *msg, void *arg)
