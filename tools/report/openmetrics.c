@@ -217,9 +217,7 @@ static char *om_labels(struct om *om, const struct rp_case *c,
 		for (j = 0; j < i && !why; j++)
 			if (!strcmp(names[i], names[j]))
 				why = "two labels would have one name";
-	f = open_memstream(&text, &len);
-	if (!f)
-		abort();
+	f = rp_xmemstream(&text, &len);
 	if (om->o->run_id && om_label(f, "run", om->o->run_id))
 		fputc(',', f);
 	if (om->o->kernel && om_label(f, "kernel", om->o->kernel))

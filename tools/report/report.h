@@ -36,9 +36,13 @@ size_t rp_hash_get(const struct rp_hash *h, const char *key);
 void rp_hash_put(struct rp_hash *h, const char *key, size_t idx);
 void rp_hash_free(struct rp_hash *h);
 
-/* realloc(), strdup() and an array that grows by doubling; abort on ENOMEM */
+/*
+ * realloc(), strdup(), open_memstream() and an array that grows by
+ * doubling; abort on ENOMEM
+ */
 void *rp_xrealloc(void *p, size_t n, size_t size);
 char *rp_xstrdup(const char *s);
+FILE *rp_xmemstream(char **buf, size_t *len);
 /* grows *@arr of *@cap elements of @size to hold one more than @nr */
 void *rp_grow(void *arr, size_t nr, size_t *cap, size_t size);
 

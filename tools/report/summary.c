@@ -381,9 +381,7 @@ char *rp_series_name(const struct rp_series *s, bool no_queue)
 	char *name;
 	FILE *f;
 
-	f = open_memstream(&name, &len);
-	if (!f)
-		abort();
+	f = rp_xmemstream(&name, &len);
 	fputs(s->metric, f);
 	for (i = 0; i < s->nr_labels; i++) {
 		if (no_queue && !strcmp(s->labels[i].key, "queue"))
@@ -621,9 +619,7 @@ bool rp_json_row(const struct rp_run *run, const struct rp_case *c,
 	char *row;
 	FILE *f;
 
-	f = open_memstream(&row, &len);
-	if (!f)
-		abort();
+	f = rp_xmemstream(&row, &len);
 	jw_init(&w, f);
 	json_series(&w, c, s, vi, &bad);
 	fclose(f);
@@ -659,9 +655,7 @@ bool rp_balance_row(const struct rp_run *run, const struct rp_case *c,
 		return true;
 	}
 	free(name);
-	f = open_memstream(&row, &len);
-	if (!f)
-		abort();
+	f = rp_xmemstream(&row, &len);
 	jw_init(&w, f);
 	jw_obj_start(&w);
 	jw_key(&w, "balance");

@@ -272,9 +272,7 @@ static char *svg_file_name(size_t idx, const struct rp_series *s)
 	char *name;
 	FILE *f;
 
-	f = open_memstream(&name, &len);
-	if (!f)
-		abort();
+	f = rp_xmemstream(&name, &len);
 	fprintf(f, "%zu-", idx);
 	svg_name_part(f, s->metric);
 	for (i = 0; i < s->nr_labels; i++) {
@@ -379,9 +377,7 @@ static char *svg_alt_name(const char *base, size_t nr, size_t more)
 	size_t len;
 	FILE *f;
 
-	f = open_memstream(&name, &len);
-	if (!f)
-		abort();
+	f = rp_xmemstream(&name, &len);
 	fprintf(f, "%.*s-%zu", (int)(strlen(base) - strlen(".svg")), base,
 		nr);
 	if (more > 1)

@@ -30,6 +30,15 @@ char *rp_xstrdup(const char *s)
 	return d;
 }
 
+FILE *rp_xmemstream(char **buf, size_t *len)
+{
+	FILE *f = open_memstream(buf, len);
+
+	if (!f)
+		abort();
+	return f;
+}
+
 /* grows *@arr of *@cap elements of @size to hold one more than @nr */
 void *rp_grow(void *arr, size_t nr, size_t *cap, size_t size)
 {
