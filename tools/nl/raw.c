@@ -83,6 +83,18 @@ static void queue_stats_json(struct jw *w, const struct queue_stats *qs)
 	jw_obj_end(w);
 }
 
+/* the statistics of the queues of one direction: of @nq, the first @max */
+static void queues_json(struct jw *w, const struct queue_stats *qs,
+			uint32_t nq, uint32_t max)
+{
+	uint32_t q;
+
+	jw_arr_start(w);
+	for (q = 0; q < nq && q < max; q++)
+		queue_stats_json(w, &qs[q]);
+	jw_arr_end(w);
+}
+
 /* the queues of one direction that have a link, with it */
 static void queue_links_json(struct jw *w, const struct queue_stats *qs,
 			     uint32_t nq)
@@ -119,7 +131,7 @@ static void queue_links_json(struct jw *w, const struct queue_stats *qs,
 static void qstats_json(struct jw *w, const struct session *s,
 			const struct sample *smp)
 {
-	uint32_t d, q;
+	uint32_t d;
 
 	jw_arr_start(w);
 	for (d = 0; d < s->ndevs; d++) {
@@ -153,10 +165,7 @@ static void qstats_json(struct jw *w, const struct session *s,
 		jw_bool(w, qs->read);
 		if (qs->read) {
 			jw_key(w, "rx");
-			jw_arr_start(w);
-			for (q = 0; q < qs->rx_queues && q < s->queues; q++)
-				queue_stats_json(w, &qs->rx[q]);
-			jw_arr_end(w);
+			queues_json(w, qs->rx, qs->rx_queues, s->queues);
 			jw_key(w, "rx_queues");
 			jw_uint(w, qs->rx_queues);
 		}
@@ -166,10 +175,7 @@ static void qstats_json(struct jw *w, const struct session *s,
 			jw_key(w, "time");
 			jw_uint(w, qs->time);
 			jw_key(w, "tx");
-			jw_arr_start(w);
-			for (q = 0; q < qs->tx_queues && q < s->queues; q++)
-				queue_stats_json(w, &qs->tx[q]);
-			jw_arr_end(w);
+			queues_json(w, qs->tx, qs->tx_queues, s->queues);
 			jw_key(w, "tx_queues");
 			jw_uint(w, qs->tx_queues);
 		}
