@@ -184,6 +184,59 @@ static void qstats_json(struct jw *w, const struct session *s,
 	jw_arr_end(w);
 }
 
+/* the keys of a CPU in dump, in sort_keys order, and where each value is */
+enum { CPU_TIME, CPU_ONLINE, CPU_NET };
+
+static const struct {
+	const char *key;
+	int of;		/* CPU_TIME: t[@i]; CPU_NET: net[@i], with cpu-net */
+	int i;
+} cpu_keys[] = {
+	{ "guest", CPU_TIME, T_GUEST },
+	{ "guest_nice", CPU_TIME, T_GUEST_NICE },
+	{ "idle", CPU_TIME, T_IDLE },
+	{ "iowait", CPU_TIME, T_IOWAIT },
+	{ "irq", CPU_TIME, T_IRQ },
+	{ "nice", CPU_TIME, T_NICE },
+	{ "online", CPU_ONLINE, 0 },
+	{ "softirq", CPU_TIME, T_SOFTIRQ },
+	{ "softirq_net_rx", CPU_NET, N_NET_RX },
+	{ "softirq_net_tx", CPU_NET, N_NET_TX },
+	{ "softnet_dropped", CPU_NET, N_DROPPED },
+	{ "softnet_processed", CPU_NET, N_PROCESSED },
+	{ "softnet_received_rps", CPU_NET, N_RPS },
+	{ "softnet_time_squeeze", CPU_NET, N_SQUEEZED },
+	{ "steal", CPU_TIME, T_STEAL },
+	{ "system", CPU_TIME, T_SYSTEM },
+	{ "user", CPU_TIME, T_USER },
+};
+
+/* a CPU of a sample of session @s: null when the sample has none */
+static void cpu_json(struct jw *w, const struct session *s,
+		     const struct cpu_stats *cs)
+{
+	size_t k;
+
+	if (!cs->present) {
+		jw_null(w);
+		return;
+	}
+	jw_obj_start(w);
+	for (k = 0; k < ARRAY_SIZE(cpu_keys); k++) {
+		int i = cpu_keys[k].i;
+
+		if (cpu_keys[k].of == CPU_NET && !s->cpu_net)
+			continue;
+		jw_key(w, cpu_keys[k].key);
+		if (cpu_keys[k].of == CPU_ONLINE)
+			jw_bool(w, cs->online);
+		else
+			jw_uint(w, cpu_keys[k].of == CPU_NET ? cs->net[i] :
+				cs->t[i]);
+	}
+	jw_obj_end(w);
+}
+
 /* One raw sample of session @s as a JSON object, as dump prints it. */
 void sample_json(struct jw *w, const struct session *s,
 		 const struct sample *smp)
@@ -197,53 +250,8 @@ void sample_json(struct jw *w, const struct session *s,
 	jw_uint(w, smp->cost);
 	jw_key(w, "cpus");
 	jw_arr_start(w);
-	for (c = 0; c < s->cpus; c++) {
-		const struct cpu_stats *cs = &smp->cpu[c];
-
-		if (!cs->present) {
-			jw_null(w);
-			continue;
-		}
-		jw_obj_start(w);
-		/* sort_keys order */
-		jw_key(w, "guest");
-		jw_uint(w, cs->t[T_GUEST]);
-		jw_key(w, "guest_nice");
-		jw_uint(w, cs->t[T_GUEST_NICE]);
-		jw_key(w, "idle");
-		jw_uint(w, cs->t[T_IDLE]);
-		jw_key(w, "iowait");
-		jw_uint(w, cs->t[T_IOWAIT]);
-		jw_key(w, "irq");
-		jw_uint(w, cs->t[T_IRQ]);
-		jw_key(w, "nice");
-		jw_uint(w, cs->t[T_NICE]);
-		jw_key(w, "online");
-		jw_bool(w, cs->online);
-		jw_key(w, "softirq");
-		jw_uint(w, cs->t[T_SOFTIRQ]);
-		if (s->cpu_net) {
-			jw_key(w, "softirq_net_rx");
-			jw_uint(w, cs->net[N_NET_RX]);
-			jw_key(w, "softirq_net_tx");
-			jw_uint(w, cs->net[N_NET_TX]);
-			jw_key(w, "softnet_dropped");
-			jw_uint(w, cs->net[N_DROPPED]);
-			jw_key(w, "softnet_processed");
-			jw_uint(w, cs->net[N_PROCESSED]);
-			jw_key(w, "softnet_received_rps");
-			jw_uint(w, cs->net[N_RPS]);
-			jw_key(w, "softnet_time_squeeze");
-			jw_uint(w, cs->net[N_SQUEEZED]);
-		}
-		jw_key(w, "steal");
-		jw_uint(w, cs->t[T_STEAL]);
-		jw_key(w, "system");
-		jw_uint(w, cs->t[T_SYSTEM]);
-		jw_key(w, "user");
-		jw_uint(w, cs->t[T_USER]);
-		jw_obj_end(w);
-	}
+	for (c = 0; c < s->cpus; c++)
+		cpu_json(w, s, &smp->cpu[c]);
 	jw_arr_end(w);
 	jw_key(w, "delay");
 	jw_uint(w, smp->delay);
