@@ -6,35 +6,44 @@
 
 #include "nl-cmd.h"
 
+/* a count of a session, by the spec's name of its attribute */
+struct count {
+	const char *key;
+	uint64_t v;
+};
+
+/* @n counts, their keys in sort_keys order */
+static void counts_json(struct jw *w, const struct count *c, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		jw_key(w, c[i].key);
+		jw_uint(w, c[i].v);
+	}
+}
+
 static void show_json(struct jw *w, const struct session *s)
 {
+	/* sort_keys order: the counts before "ifindex", and after it */
+	const struct count before[] = {
+		{ "cost", s->cost }, { "cpus", s->cpus }, { "id", s->id },
+	};
+	const struct count after[] = {
+		{ "interval", s->interval }, { "lost", s->lost },
+		{ "missed", s->missed }, { "ring-size", s->ring_size },
+		{ "sample-size", s->sample_size }, { "samples", s->samples },
+	};
 	unsigned int i;
 
-	/* sort_keys order; the spec's attribute names */
 	jw_obj_start(w);
-	jw_key(w, "cost");
-	jw_uint(w, s->cost);
-	jw_key(w, "cpus");
-	jw_uint(w, s->cpus);
-	jw_key(w, "id");
-	jw_uint(w, s->id);
+	counts_json(w, before, ARRAY_SIZE(before));
 	jw_key(w, "ifindex");
 	jw_arr_start(w);
 	for (i = 0; i < s->ndevs; i++)
 		jw_uint(w, s->ifindex[i]);
 	jw_arr_end(w);
-	jw_key(w, "interval");
-	jw_uint(w, s->interval);
-	jw_key(w, "lost");
-	jw_uint(w, s->lost);
-	jw_key(w, "missed");
-	jw_uint(w, s->missed);
-	jw_key(w, "ring-size");
-	jw_uint(w, s->ring_size);
-	jw_key(w, "sample-size");
-	jw_uint(w, s->sample_size);
-	jw_key(w, "samples");
-	jw_uint(w, s->samples);
+	counts_json(w, after, ARRAY_SIZE(after));
 	jw_obj_end(w);
 }
 
