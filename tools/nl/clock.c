@@ -13,19 +13,6 @@
 
 #include "nl-cmd.h"
 
-static const char clock_usage[] =
-"usage: " PROG " clock [-- COMMAND [ARGS...]]\n"
-"\n"
-"Print CLOCK_MONOTONIC in ns: what --time-base takes, on this host.\n"
-"\n"
-"With COMMAND, one that prints another host's clock (\"ssh HOST\n"
-PROG " clock\"), print how many ns that clock is ahead of ours\n"
-"instead. COMMAND runs three times; each answer is compared with our\n"
-"clock when it arrives, and the largest difference wins: starting a\n"
-"command takes far longer than its answer takes to come back.\n"
-"\n"
-"  -h, --help            this text\n";
-
 /* COMMAND's clock minus ours when its answer arrived */
 static int64_t clock_offset(char **argv)
 {
@@ -87,7 +74,7 @@ int do_clock(int argc, char **argv)
 		return 0;
 	}
 	if (strcmp(argv[1], "--") || argc < 3) {
-		fputs("usage: " PROG " clock [-- COMMAND [ARGS...]]\n", stderr);
+		fputs(clock_usage_line, stderr);
 		return EXIT_USAGE;
 	}
 	for (i = 0; i < 3; i++) {

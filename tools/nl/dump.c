@@ -15,24 +15,6 @@ static void dump_sample(struct drain *d, const struct sample *smp)
 		sample_json_line(stdout, d->s, smp);
 }
 
-static const struct kpm_opt dump_opts[] = {
-	{ .name = "id", .val = 'n', .arg = "N", .help = "the session" },
-	{ .name = "cursor", .val = 'c', .arg = "SEQ",
-	  .help = "the first sequence number (default 0)" },
-	{ .group = json_opts },
-	{}
-};
-
-static const struct kpm_cmd dump_cmd = {
-	.usage = "usage: " PROG " dump --id N [--cursor SEQ] [-j] [-p]\n",
-	.about = "\n"
-		"Print the samples of session N that are in its ring, from\n"
-		"sequence number SEQ on, one JSON object a line (times in ns).\n\n",
-	.opts = dump_opts,
-	.usage_err = KPM_USAGE_HEAD,
-	.help_col = HELP_COL,
-};
-
 int do_dump(int argc, char **argv)
 {
 	struct kpm_getopt g = { .cmd = &dump_cmd };

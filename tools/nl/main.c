@@ -156,13 +156,6 @@ uint64_t parse_interval(const char *arg)
  */
 int json_indent = -1;	/* -1: lines; 0: -j; 4: -p */
 
-const struct kpm_opt json_opts[] = {
-	{ .name = "json", .val = 'j', .help = "one JSON array instead of lines" },
-	{ .name = "pretty", .val = 'p',
-	  .help = "the JSON indented; implies --json" },
-	{}
-};
-
 /* 0 when @opt is -j or -p (noted), -1 otherwise */
 int json_opt(int opt)
 {

@@ -44,29 +44,6 @@ static int json_number(const char *s)
 	return *s ? -1 : integer;
 }
 
-static const struct kpm_opt metric_opts[] = {
-	{ .name = "time-base", .val = 't', .arg = "NS",
-	  .help = "CLOCK_MONOTONIC ns that time 0 stands for" },
-	{ .name = "host", .val = 'H', .arg = "LABEL",
-	  .help = "the host label (default local)" },
-	{}
-};
-
-static const struct kpm_cmd metric_cmd = {
-	.usage = "usage: " PROG " metric --time-base NS [--host LABEL] NAME VALUE\n",
-	.about = "\n"
-		"Print the ktap-metric-json line of a scalar observation made now, for a\n"
-		"shell test's own metrics: time in seconds since --time-base\n"
-		"(CLOCK_MONOTONIC ns), the JSON as Python's json.dumps writes it. VALUE\n"
-		"is a JSON number: a signed 64-bit integer without a fraction or exponent,\n"
-		"a finite double with one (no hex, no spaces); put -- before a negative\n"
-		"VALUE.\n"
-		"\n",
-	.opts = metric_opts,
-	.usage_err = KPM_USAGE_ALL,
-	.help_col = HELP_COL,
-};
-
 int do_metric(int argc, char **argv)
 {
 	struct kpm_getopt g = { .cmd = &metric_cmd };

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What the files of ksft-perfmon-nl share: exit statuses and errors
- * (main.c), the parsing of options, -j and -p, the session client
- * (session.c), raw samples as JSON (raw.c), and each command's entry
- * point, one a file: record.c, replay.c, show.c, dump.c, top.c, clock.c
- * and metric.c. spool.h and child.h are record's.
+ * (main.c), the parsing of options, -j and -p, every command's options
+ * and --help (usage.c), the session client (session.c), raw samples as
+ * JSON (raw.c), and each command's entry point, one a file: record.c,
+ * replay.c, show.c, dump.c, top.c, clock.c and metric.c. spool.h and
+ * child.h are record's.
  */
 #ifndef KPM_NL_CMD_H
 #define KPM_NL_CMD_H
@@ -58,6 +59,16 @@ extern const struct kpm_opt json_opts[];
 int json_opt(int opt);
 struct jw *json_out_start(struct jw *w);
 void json_out_end(struct jw *w);
+
+/* ---- usage.c: each command's options and --help ---------------------- */
+
+extern const struct kpm_cmd record_cmd;
+extern const struct kpm_cmd replay_cmd;
+extern const struct kpm_cmd show_cmd;
+extern const struct kpm_cmd dump_cmd;
+extern const struct kpm_cmd top_cmd;
+extern const struct kpm_cmd metric_cmd;
+extern const char clock_usage[], clock_usage_line[];
 
 /* ---- session.c: the session client ------------------------------------ */
 

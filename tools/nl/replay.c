@@ -10,30 +10,6 @@
 #include "nl-cmd.h"
 #include "spool.h"
 
-static const struct kpm_opt replay_opts[] = {
-	{ .name = "raw", .val = 'R', .long_only = true,
-	  .help = "print the raw samples as dump does" },
-	{}
-};
-
-static const struct kpm_cmd replay_cmd = {
-	.usage = "usage: " PROG " replay [--raw] FILE\n",
-	.about = "\n"
-		"Print the lines of a recording from its spool (record --spool FILE) as\n"
-		"record prints them, for example after a harness's timeout killed\n"
-		"record: the samples it had read by then, up to a fifth of a second or\n"
-		"the drain before the kill. A spool has no end: the kernel's counts of\n"
-		"lost samples and missed periods are not in it, and gaps in the\n"
-		"sequence numbers are reported as lost.\n"
-		"\n",
-	.opts = replay_opts,
-	.more = "\n"
-		"Exit status: 1 on an error, 2 on a usage error, 3 when samples were\n"
-		"lost, else 0.\n",
-	.usage_err = KPM_USAGE_ALL,
-	.help_col = HELP_COL,
-};
-
 int do_replay(int argc, char **argv)
 {
 	struct kpm_getopt g = { .cmd = &replay_cmd };

@@ -72,19 +72,6 @@ static int show_cb(struct nl_msg *msg, void *arg)
 	return NL_OK;
 }
 
-static const struct kpm_opt show_opts[] = {
-	{ .group = json_opts },
-	{}
-};
-
-static const struct kpm_cmd show_cmd = {
-	.usage = "usage: " PROG " show [-j] [-p]\n",
-	.about = "\nList the sessions this socket may see: its own, or all with CAP_NET_ADMIN.\n\n",
-	.opts = show_opts,
-	.usage_err = KPM_USAGE_LINE,
-	.help_col = HELP_COL,
-};
-
 int do_show(int argc, char **argv)
 {
 	struct kpm_getopt g = { .cmd = &show_cmd };

@@ -264,37 +264,6 @@ static void top_frame(FILE *f, const struct session *s,
 	}
 }
 
-static const struct kpm_opt top_opts[] = {
-	{ .name = "ifname", .val = 'i', .arg = "NAME",
-	  .help = "show netdev NAME (repeatable)" },
-	{ .name = "ifindex", .val = 'x', .arg = "N",
-	  .help = "show the netdev of index N (repeatable)" },
-	{ .name = "interval", .val = 'I', .arg = "MS",
-	  .help = "sampling and refresh interval in ms (default 1000;\n"
-		  "refreshes at most every 100 ms)" },
-	{ .name = "count", .val = 'n', .arg = "N",
-	  .help = "stop after N frames (default: never)" },
-	{ .name = "queues", .val = 'Q', .arg = "N",
-	  .help = "each netdev's queue statistics, of its first N\n"
-		  "queues of each direction (1 to 64), as\n"
-		  "netdev-genl's qstats-get reports them" },
-	{}
-};
-
-static const struct kpm_cmd top_cmd = {
-	.usage = "usage: " PROG " top [OPTIONS]\n",
-	.about = "\n"
-		"A live view from the module: per-CPU utilization, per-CPU network\n"
-		"counts (softnet's packets, drops, squeezed polls and RPS, and the NET_RX\n"
-		"and NET_TX softirqs, a second) and NIC rates, refreshed each interval,\n"
-		"like mpstat -P ALL 1. SIGINT or SIGTERM ends it (after a write to a\n"
-		"full pipe, once its reader reads).\n"
-		"\n",
-	.opts = top_opts,
-	.usage_err = KPM_USAGE_ALL,
-	.help_col = HELP_COL,
-};
-
 struct top_state {
 	struct sample latest;
 	bool have;

@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Every command's options, usage and --help (opts.h), in one file: the
+ * text that Documentation/man/ksft-perfmon-nl.rst and the bash completion
+ * mirror. Each command's file parses the options by their val; main.c
+ * has the list of commands.
+ */
+
+#include "nl-cmd.h"
+
+/* ---- -j and -p of show and dump (main.c) -------------------------------- */
+
+const struct kpm_opt json_opts[] = {
+	{ .name = "json", .val = 'j', .help = "one JSON array instead of lines" },
+	{ .name = "pretty", .val = 'p',
+	  .help = "the JSON indented; implies --json" },
+	{}
+};
+
+/* ---- record -------------------------------------------------------------- */
+
+static const struct kpm_opt record_opts[] = {
+	{ .name = "ifname", .val = 'i', .arg = "NAME",
+	  .help = "sample netdev NAME (repeatable)" },
+	{ .name = "ifindex", .val = 'x', .arg = "N",
+	  .help = "sample the netdev of index N (repeatable)" },
+	{ .name = "interval", .val = 'I', .arg = "MS",
+	  .help = "sampling interval in ms, fractions allowed\n"
+		  "(default 1000; the kernel takes 0.1 to 60000)" },
+	{ .name = "ring", .val = 'r', .arg = "N",
+	  .help = "samples the kernel keeps between reads (default:\n"
+		  "4 s of samples, 0.8 s with --spool, as a power\n"
+		  "of two from 256 to 4096, and 4 MiB at most);\n"
+		  "record reads every quarter of the ring's time,\n"
+		  "at most 1 s (200 ms with --spool) apart" },
+	{ .name = "host", .val = 'H', .arg = "LABEL",
+	  .help = "the host label of every line (default local)" },
+	{ .name = "time-base", .val = 't', .arg = "NS",
+	  .help = "CLOCK_MONOTONIC ns that time 0 stands for\n"
+		  "(default: when recording starts)" },
+	{ .name = "duration", .val = 'd', .arg = "S",
+	  .help = "record for S seconds, fractions allowed" },
+	{ .name = "kill-after", .val = 'k', .arg = "S",
+	  .help = "when recording stops before COMMAND exits, give\n"
+		  "it S seconds after the signal, then SIGKILL\n"
+		  "(default 5)" },
+	{ .name = "raw", .val = 'R', .long_only = true,
+	  .help = "print the raw samples as dump does, one JSON\n"
+		  "object a line, instead of the metric lines" },
+	{ .name = "spool", .val = 'S', .arg = "FILE",
+	  .help = "keep the samples read so far in FILE, written\n"
+		  "out at each read, for replay after a record\n"
+		  "that was killed" },
+	{ .name = "metrics", .val = 'm', .arg = "LIST",
+	  .help = "print these metrics too, comma-separated, or\n"
+		  "all of them with \"all\" (repeatable): see\n"
+		  "METRICS below" },
+	{ .name = "queues", .val = 'Q', .arg = "N",
+	  .help = "with nic.queue metrics, the queues of each\n"
+		  "direction of a netdev they cover (default 16,\n"
+		  "at most 64)" },
+	{}
+};
+
+const struct kpm_cmd record_cmd = {
+	.usage = "usage: " PROG " record [OPTIONS] (--duration S | -- COMMAND [ARGS...])\n",
+	.about = "\n"
+		"Sample the CPUs and netdevs in the kernel while COMMAND runs, or for S\n"
+		"seconds, then print the KTAP metric policy and observation lines.\n"
+		"\n",
+	.opts = record_opts,
+	.more = "\n"
+		"METRICS, besides the default set (cpu.time.usr, cpu.time.sys,\n"
+		"cpu.time.sirq, cpu.utilization, and with netdevs nic.rx.dropped,\n"
+		"nic.rx.missed_errors, nic.tx.dropped), which the kernel samples only\n"
+		"when one of them is asked for. Per-cpu counts since the start:\n"
+		"  cpu.softnet.processed  packets into the receive core (softnet_stat)\n"
+		"  cpu.softnet.dropped    packets dropped on a full backlog\n"
+		"  cpu.softnet.squeezed   NAPI rounds that ran out of budget or time\n"
+		"  cpu.softnet.rps        RPS IPIs taken\n"
+		"  cpu.softirq.net_rx     NET_RX softirqs run (/proc/softirqs)\n"
+		"  cpu.softirq.net_tx     NET_TX softirqs run\n"
+		"Counts of each queue of each netdev since the start, scalars labelled\n"
+		"with its ifindex and queue, from drivers with queue statistics (the\n"
+		"netdev family's qstats-get); \"all\" has them only with netdevs:\n"
+		"  nic.queue.rx.packets, nic.queue.rx.bytes, nic.queue.rx.alloc_fail,\n"
+		"  nic.queue.rx.hw_drops, nic.queue.tx.packets, nic.queue.tx.bytes,\n"
+		"  nic.queue.tx.stop\n"
+		"The CPU each queue's IRQ goes to, at the start and whenever the netdev's\n"
+		"map of queues to NAPI instances, IRQs and CPUs changes, scalars\n"
+		"labelled with its ifindex, queue, napi_id, irq and map_version, for\n"
+		"drivers that link their queues to NAPI instances with an IRQ:\n"
+		"  nic.queue.rx.cpu, nic.queue.tx.cpu\n"
+		"\n"
+		"COMMAND runs in a process group of its own. SIGINT, SIGTERM, SIGHUP and\n"
+		"SIGQUIT end recording and are passed on to that group; a second one, or\n"
+		"the group still running after --kill-after, sends SIGKILL. An error the\n"
+		"kernel reports while recording stops COMMAND the same way; what was\n"
+		"recorded is still printed, with a diagnostic line. record exits only\n"
+		"once COMMAND is reaped, and its output written: a write to a full pipe\n"
+		"waits for the reader, whatever the signals. With KSFT_READY_FD set to an\n"
+		"open descriptor, \"ready PID\" is written to it once the kernel samples\n"
+		"(the kernel selftests' bkg(ksft_ready=True) convention); COMMAND does not\n"
+		"see the variable.\n"
+		"Exit status: 1 on an error (output that could not be written is one),\n"
+		"2 on a usage error; else COMMAND's as a shell gives it (128+N when a\n"
+		"signal N ended it) when not 0; else 3 when samples were lost; else 0.\n",
+	.usage_err = KPM_USAGE_ALL,
+	.help_col = HELP_COL,
+	.in_order = true,
+};
+
+/* ---- replay -------------------------------------------------------------- */
+
+static const struct kpm_opt replay_opts[] = {
+	{ .name = "raw", .val = 'R', .long_only = true,
+	  .help = "print the raw samples as dump does" },
+	{}
+};
+
+const struct kpm_cmd replay_cmd = {
+	.usage = "usage: " PROG " replay [--raw] FILE\n",
+	.about = "\n"
+		"Print the lines of a recording from its spool (record --spool FILE) as\n"
+		"record prints them, for example after a harness's timeout killed\n"
+		"record: the samples it had read by then, up to a fifth of a second or\n"
+		"the drain before the kill. A spool has no end: the kernel's counts of\n"
+		"lost samples and missed periods are not in it, and gaps in the\n"
+		"sequence numbers are reported as lost.\n"
+		"\n",
+	.opts = replay_opts,
+	.more = "\n"
+		"Exit status: 1 on an error, 2 on a usage error, 3 when samples were\n"
+		"lost, else 0.\n",
+	.usage_err = KPM_USAGE_ALL,
+	.help_col = HELP_COL,
+};
+
+/* ---- show ---------------------------------------------------------------- */
+
+static const struct kpm_opt show_opts[] = {
+	{ .group = json_opts },
+	{}
+};
+
+const struct kpm_cmd show_cmd = {
+	.usage = "usage: " PROG " show [-j] [-p]\n",
+	.about = "\nList the sessions this socket may see: its own, or all with CAP_NET_ADMIN.\n\n",
+	.opts = show_opts,
+	.usage_err = KPM_USAGE_LINE,
+	.help_col = HELP_COL,
+};
+
+/* ---- dump ---------------------------------------------------------------- */
+
+static const struct kpm_opt dump_opts[] = {
+	{ .name = "id", .val = 'n', .arg = "N", .help = "the session" },
+	{ .name = "cursor", .val = 'c', .arg = "SEQ",
+	  .help = "the first sequence number (default 0)" },
+	{ .group = json_opts },
+	{}
+};
+
+const struct kpm_cmd dump_cmd = {
+	.usage = "usage: " PROG " dump --id N [--cursor SEQ] [-j] [-p]\n",
+	.about = "\n"
+		"Print the samples of session N that are in its ring, from\n"
+		"sequence number SEQ on, one JSON object a line (times in ns).\n\n",
+	.opts = dump_opts,
+	.usage_err = KPM_USAGE_HEAD,
+	.help_col = HELP_COL,
+};
+
+/* ---- top ----------------------------------------------------------------- */
+
+static const struct kpm_opt top_opts[] = {
+	{ .name = "ifname", .val = 'i', .arg = "NAME",
+	  .help = "show netdev NAME (repeatable)" },
+	{ .name = "ifindex", .val = 'x', .arg = "N",
+	  .help = "show the netdev of index N (repeatable)" },
+	{ .name = "interval", .val = 'I', .arg = "MS",
+	  .help = "sampling and refresh interval in ms (default 1000;\n"
+		  "refreshes at most every 100 ms)" },
+	{ .name = "count", .val = 'n', .arg = "N",
+	  .help = "stop after N frames (default: never)" },
+	{ .name = "queues", .val = 'Q', .arg = "N",
+	  .help = "each netdev's queue statistics, of its first N\n"
+		  "queues of each direction (1 to 64), as\n"
+		  "netdev-genl's qstats-get reports them" },
+	{}
+};
+
+const struct kpm_cmd top_cmd = {
+	.usage = "usage: " PROG " top [OPTIONS]\n",
+	.about = "\n"
+		"A live view from the module: per-CPU utilization, per-CPU network\n"
+		"counts (softnet's packets, drops, squeezed polls and RPS, and the NET_RX\n"
+		"and NET_TX softirqs, a second) and NIC rates, refreshed each interval,\n"
+		"like mpstat -P ALL 1. SIGINT or SIGTERM ends it (after a write to a\n"
+		"full pipe, once its reader reads).\n"
+		"\n",
+	.opts = top_opts,
+	.usage_err = KPM_USAGE_ALL,
+	.help_col = HELP_COL,
+};
+
+/* ---- metric -------------------------------------------------------------- */
+
+static const struct kpm_opt metric_opts[] = {
+	{ .name = "time-base", .val = 't', .arg = "NS",
+	  .help = "CLOCK_MONOTONIC ns that time 0 stands for" },
+	{ .name = "host", .val = 'H', .arg = "LABEL",
+	  .help = "the host label (default local)" },
+	{}
+};
+
+const struct kpm_cmd metric_cmd = {
+	.usage = "usage: " PROG " metric --time-base NS [--host LABEL] NAME VALUE\n",
+	.about = "\n"
+		"Print the ktap-metric-json line of a scalar observation made now, for a\n"
+		"shell test's own metrics: time in seconds since --time-base\n"
+		"(CLOCK_MONOTONIC ns), the JSON as Python's json.dumps writes it. VALUE\n"
+		"is a JSON number: a signed 64-bit integer without a fraction or exponent,\n"
+		"a finite double with one (no hex, no spaces); put -- before a negative\n"
+		"VALUE.\n"
+		"\n",
+	.opts = metric_opts,
+	.usage_err = KPM_USAGE_ALL,
+	.help_col = HELP_COL,
+};
+
+/* ---- clock --------------------------------------------------------------- */
+
+const char clock_usage_line[] =
+	"usage: " PROG " clock [-- COMMAND [ARGS...]]\n";
+
+/* clock takes no option but --help, and a COMMAND after -- */
+const char clock_usage[] =
+"usage: " PROG " clock [-- COMMAND [ARGS...]]\n"
+"\n"
+"Print CLOCK_MONOTONIC in ns: what --time-base takes, on this host.\n"
+"\n"
+"With COMMAND, one that prints another host's clock (\"ssh HOST\n"
+PROG " clock\"), print how many ns that clock is ahead of ours\n"
+"instead. COMMAND runs three times; each answer is compared with our\n"
+"clock when it arrives, and the largest difference wins: starting a\n"
+"command takes far longer than its answer takes to come back.\n"
+"\n"
+"  -h, --help            this text\n";
