@@ -147,6 +147,27 @@ uint64_t parse_interval(const char *arg)
 	return llround(parse_positive("--interval", arg) * NSEC_PER_MSEC);
 }
 
+/*
+ * --ifname, --ifindex, --interval and --queues of the commands that make a
+ * session, into @a: whether @opt was one of them.
+ */
+bool sample_arg(struct sample_args *a, int opt, const char *arg)
+{
+	switch (opt) {
+	case 'i':
+	case 'x':
+		parse_netdev(opt, arg, a->ifindex, &a->ndevs);
+		return true;
+	case 'I':
+		a->interval = parse_interval(arg);
+		return true;
+	case 'Q':
+		a->queues = parse_queues(arg);
+		return true;
+	}
+	return false;
+}
+
 /* ---- -j and -p ------------------------------------------------------- */
 
 /*

@@ -50,6 +50,16 @@ void parse_netdev(int opt, const char *arg, uint32_t *ifindex,
 		  unsigned int *ndevs);
 uint64_t parse_interval(const char *arg);
 
+/* what record and top ask of their session on the command line */
+struct sample_args {
+	uint32_t ifindex[KSFT_PERFMON_DEVS_MAX];	/* -i, -x */
+	unsigned int ndevs;
+	uint64_t interval;				/* -I, in ns */
+	uint32_t queues;				/* -Q */
+};
+
+bool sample_arg(struct sample_args *a, int opt, const char *arg);
+
 /*
  * -j and -p of show and dump, as iproute2 has them: the whole output one
  * JSON array; -p indents it as json.dumps(indent=4) does, and implies -j.

@@ -136,10 +136,11 @@ static uint32_t parse_metrics(const char *list)
 int do_record(int argc, char **argv)
 {
 	struct kpm_getopt g = { .cmd = &record_cmd };
-	uint32_t ifindex[KSFT_PERFMON_DEVS_MAX + 1], metrics = 0;
-	uint32_t queues = QUEUES_DEFAULT;
+	struct sample_args sa = { .interval = NSEC_PER_SEC,
+				  .queues = QUEUES_DEFAULT };
+	uint32_t metrics = 0;
 	struct session_opts so;
-	uint64_t interval = NSEC_PER_SEC, period, period_max, duration = 0;
+	uint64_t period, period_max, duration = 0;
 	uint64_t start, end, now;
 	struct command cmd = {};
 	int opt, rc = 0, err, fd;
@@ -153,20 +154,14 @@ int do_record(int argc, char **argv)
 	FILE *spool;
 	uint32_t ring = RING_DEFAULT;
 	bool ring_given = false;
-	unsigned int ndevs = 0;
 	struct session s;
 	struct kpm_nl nl;
 	struct drain d;
 
 	while ((opt = kpm_getopt(&g, argc, argv)) > 0) {
+		if (sample_arg(&sa, opt, optarg))
+			continue;
 		switch (opt) {
-		case 'i':
-		case 'x':
-			parse_netdev(opt, optarg, ifindex, &ndevs);
-			break;
-		case 'I':
-			interval = parse_interval(optarg);
-			break;
 		case 'r':
 			ring = parse_u64("--ring", optarg, UINT32_MAX);
 			ring_given = true;
@@ -197,9 +192,6 @@ int do_record(int argc, char **argv)
 		case 'm':
 			metrics |= parse_metrics(optarg);
 			break;
-		case 'Q':
-			queues = parse_queues(optarg);
-			break;
 		}
 	}
 	if (opt < 0)
@@ -209,11 +201,11 @@ int do_record(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	if (metrics & M_ALL)
-		metrics = M_CPU_NET | (ndevs ? M_QUEUE : 0);
-	if (metrics & M_QUEUE && !ndevs)
+		metrics = M_CPU_NET | (sa.ndevs ? M_QUEUE : 0);
+	if (metrics & M_QUEUE && !sa.ndevs)
 		die("--metrics: the nic.queue metrics are of netdevs: give --ifname or --ifindex");
 	so.cpu_net = metrics & M_CPU_NET;
-	so.queues = metrics & M_QUEUE ? queues : 0;
+	so.queues = metrics & M_QUEUE ? sa.queues : 0;
 
 	/* first, while every open descriptor is the caller's */
 	fd = ready_fd();
@@ -233,12 +225,13 @@ int do_record(int argc, char **argv)
 	 */
 	err = -1;
 	if (!ring_given) {
-		for (ring = ring_default(interval, period_max);
+		for (ring = ring_default(sa.interval, period_max);
 		     ring > RING_DEFAULT; ring /= 2) {
 			bool refused = false;
 
-			err = session_new(&nl, ifindex, ndevs, interval, ring,
-					  &so, &s, &refused);
+			err = session_new(&nl, sa.ifindex, sa.ndevs,
+					  sa.interval, ring, &so, &s,
+					  &refused);
 			if (err && !refused)
 				return EXIT_ERROR;
 			if (err)
@@ -253,8 +246,8 @@ int do_record(int argc, char **argv)
 			err = -1;
 		}
 	}
-	if (err && session_new(&nl, ifindex, ndevs, interval, ring, &so, &s,
-			       NULL))
+	if (err && session_new(&nl, sa.ifindex, sa.ndevs, sa.interval, ring,
+			       &so, &s, NULL))
 		return EXIT_ERROR;
 	if (session_get(&nl, s.id, &s))
 		return EXIT_ERROR;
@@ -272,7 +265,7 @@ int do_record(int argc, char **argv)
 	}
 
 	/* read often enough that a quarter of the ring never fills up */
-	period = interval * (s.ring_size / 4 ? s.ring_size / 4 : 1);
+	period = sa.interval * (s.ring_size / 4 ? s.ring_size / 4 : 1);
 	if (period > period_max)
 		period = period_max;
 	end = start + duration;

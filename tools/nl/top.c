@@ -283,10 +283,10 @@ int do_top(int argc, char **argv)
 	struct session_opts so = { .cpu_net = true };
 	char names[KSFT_PERFMON_DEVS_MAX][IF_NAMESIZE];
 	const char *ifnames[KSFT_PERFMON_DEVS_MAX] = {};
-	uint32_t ifindex[KSFT_PERFMON_DEVS_MAX];
-	uint64_t interval = NSEC_PER_SEC, refresh, count = 0, frames = 0;
+	struct sample_args sa = { .interval = NSEC_PER_SEC };
+	uint64_t refresh, count = 0, frames = 0;
 	bool tty = isatty(STDOUT_FILENO);
-	unsigned int ndevs = 0;
+	unsigned int i;
 	struct top_state st = {};
 	struct sample prev = {};
 	struct session s;
@@ -295,23 +295,8 @@ int do_top(int argc, char **argv)
 	int opt;
 
 	while ((opt = kpm_getopt(&g, argc, argv)) > 0) {
-		switch (opt) {
-		case 'i':
-		case 'x':
-			parse_netdev(opt, optarg, ifindex, &ndevs);
-			ifnames[ndevs - 1] = if_indextoname(ifindex[ndevs - 1],
-							    names[ndevs - 1]);
-			break;
-		case 'I':
-			interval = parse_interval(optarg);
-			break;
-		case 'n':
+		if (!sample_arg(&sa, opt, optarg) && opt == 'n')
 			count = parse_u64("--count", optarg, UINT64_MAX);
-			break;
-		case 'Q':
-			so.queues = parse_queues(optarg);
-			break;
-		}
 	}
 	if (opt < 0)
 		return g.help ? 0 : EXIT_USAGE;
@@ -319,13 +304,16 @@ int do_top(int argc, char **argv)
 		kpm_usage_error(&top_cmd);
 		return EXIT_USAGE;
 	}
-	if (so.queues && !ndevs)
+	so.queues = sa.queues;
+	if (so.queues && !sa.ndevs)
 		die("--queues: the queues are of netdevs: give --ifname or --ifindex");
-	refresh = interval > 100 * NSEC_PER_MSEC ? interval :
+	for (i = 0; i < sa.ndevs; i++)
+		ifnames[i] = if_indextoname(sa.ifindex[i], names[i]);
+	refresh = sa.interval > 100 * NSEC_PER_MSEC ? sa.interval :
 		100 * NSEC_PER_MSEC;
 
 	kpm_nl_open(&nl);
-	if (session_new(&nl, ifindex, ndevs, interval, 16,
+	if (session_new(&nl, sa.ifindex, sa.ndevs, sa.interval, 16,
 			&so, &s, NULL) ||
 	    session_get(&nl, s.id, &s))
 		return EXIT_ERROR;
