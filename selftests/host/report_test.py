@@ -6,6 +6,7 @@ with and without a transform, percentiles of short series, baselines,
 malformed lines and plots. KTAP output; non-zero exit when a test failed.
 """
 
+import errno
 import json
 import math
 import os
@@ -837,6 +838,27 @@ def output_errors(t):
     t.check(p.returncode == 0, f'--time-base 010: exit {p.returncode}')
 
 
+def input_errors(t):
+    """input that cannot be read fails with its error, as output does:
+    a directory, a closed stdin, a directory as the baseline (which would
+    leave every series without one, and the regression gate off)"""
+    isdir, badf = os.strerror(errno.EISDIR), os.strerror(errno.EBADF)
+    with tempfile.TemporaryDirectory() as d:
+        cur = write_run(d, [obs('m', 0.5, 2), 'ok 1 c'])
+        for args, close_stdin, why in (
+                ([TOOL, d], False, f'{d}: {isdir}'),
+                ([TOOL], True, f'<stdin>: {badf}'),
+                ([TOOL, '--json'], True, f'<stdin>: {badf}'),
+                ([TOOL, '--baseline', d, cur], False, f'{d}: {isdir}')):
+            p = subprocess.run(args, capture_output=True, text=True,
+                               preexec_fn=(lambda: os.close(0))
+                               if close_stdin else None)
+            t.check(p.returncode == 2 and why in p.stderr and
+                    not p.stdout,
+                    f'{" ".join(args[1:])}: exit {p.returncode}, '
+                    f'{p.stdout!r} {p.stderr!r}')
+
+
 def openmetrics(lines, *args):
     """(exit status, stderr, the OpenMetrics text) of --openmetrics; a
     text that promtool's OpenMetrics parser (Prometheus's backfill) does
@@ -1013,6 +1035,7 @@ TESTS = [rate_over_counter_reset, busy_cores_with_rate,
          busy_cores_without_transform, percentiles_short_series,
          per_cpu_without_aggregation, cases_hosts_and_depth,
          malformed_lines_named, baseline_verdicts, svg_plots, output_errors,
+         input_errors,
          labels_key_series, mixed_shapes_refused, many_names, queue_balance,
          wide_arrays_bounded, json_true_values, svg_names_and_text,
          per_cpu_regression_not_judged, percentiles_as_numpy,

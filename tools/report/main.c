@@ -66,19 +66,23 @@ static const struct kpm_cmd report_cmd = {
 		"\n",
 	.opts = report_opts,
 	.more = "\n"
-		"Exit status: 0, 1 when a metric regressed, 2 on a usage error, when\n"
-		"input lines were refused (each named on stderr; the rest is processed),\n"
-		"when a --json row would not be true (an infinite value), when the\n"
-		"output, a plot or a series of --openmetrics could not be written.\n",
+		"Exit status: 0, 1 when a metric regressed, 2 on a usage error, when an\n"
+		"input could not be read, when input lines were refused (each named on\n"
+		"stderr; the rest is processed), when a --json row would not be true\n"
+		"(an infinite value), when the output, a plot or a series of\n"
+		"--openmetrics could not be written.\n",
 	.usage_err = KPM_USAGE_LINE,
 	.help_col = 23,
 };
 
+/* @path (stdin for NULL or "-") into @run: false, said, when unreadable */
 static bool read_file(struct rp_run *run, const char *path)
 {
+	const char *name = path && strcmp(path, "-") ? path : "<stdin>";
 	FILE *f = stdin;
+	int err;
 
-	rp_run_init(run, path && strcmp(path, "-") ? path : "<stdin>");
+	rp_run_init(run, name);
 	if (path && strcmp(path, "-")) {
 		f = fopen(path, "r");
 		if (!f) {
@@ -86,10 +90,12 @@ static bool read_file(struct rp_run *run, const char *path)
 			return false;
 		}
 	}
-	rp_read(run, f);
+	err = rp_read(run, f);
 	if (f != stdin)
 		fclose(f);
-	return true;
+	if (err)
+		fprintf(stderr, PROG ": %s: %s\n", name, strerror(err));
+	return !err;
 }
 
 /* --start: a Unix time in seconds, decimal, from 1970 to 5138 */

@@ -9,6 +9,7 @@
 #include <jansson.h>
 #include <math.h>
 #include <stdarg.h>
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -638,17 +639,27 @@ static void read_line(struct rp_run *run, unsigned int line, char *l,
 	json_decref(j);
 }
 
-void rp_read(struct rp_run *run, FILE *f)
+int rp_read(struct rp_run *run, FILE *f)
 {
 	unsigned int line = 0;
 	size_t cap = 0;
 	char *l = NULL;
 	ssize_t len;
+	int err = 0;
 
-	while ((len = getline(&l, &cap, f)) >= 0)
+	for (;;) {
+		errno = 0;
+		len = getline(&l, &cap, f);
+		/* the errno of the getline() that failed, not a later one */
+		if (ferror(f) && !err)
+			err = errno ? errno : EIO;
+		if (len < 0)
+			break;
 		read_line(run, ++line, l, len);
+	}
 	free(l);
 	/* metrics with no result line after them: a case of their own */
 	if (run->pending.nr_pol || run->pending.nr_ser)
 		case_add(run, rp_xstrdup("(no result line)"), false);
+	return err;
 }

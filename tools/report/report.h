@@ -152,8 +152,11 @@ struct rp_points {
 
 void rp_run_init(struct rp_run *run, const char *file);
 void rp_run_free(struct rp_run *run);
-/* reads every line; refused ones are counted in run->errors */
-void rp_read(struct rp_run *run, FILE *f);
+/*
+ * Reads every line; refused ones are counted in run->errors. 0, or the
+ * errno of a read that failed (the lines before it are read).
+ */
+int rp_read(struct rp_run *run, FILE *f);
 
 const struct rp_policy *rp_policy_find(const struct rp_case *c,
 				       const char *metric);
