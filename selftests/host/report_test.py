@@ -384,6 +384,35 @@ def svg_plots(t):
     t.check(len(cells) == want, f'{len(cells)} cells, want {want}')
 
 
+def svg_only_regular_files(t):
+    """a plot is not written through a link planted in DIR where it goes
+    (as the spool's file is not), nor into a FIFO, which would wait for a
+    reader forever: the file behind the link stays as it was, and the
+    report ends"""
+    lines = [obs('tput', float(i), i) for i in range(3)] + ['ok 1 c']
+    with tempfile.TemporaryDirectory() as d:
+        plots, outside = os.path.join(d, 'plots'), os.path.join(d, 'keep')
+        os.mkdir(plots)
+        with open(outside, 'w') as f:
+            f.write('keep\n')
+        os.symlink(outside, os.path.join(plots, '1-tput.svg'))
+        rc, _, err, _ = run(lines, '--svg', plots)
+        with open(outside) as f:
+            kept = f.read()
+        t.check(rc == 2 and '1-tput.svg: ' in err and kept == 'keep\n',
+                f'link: exit {rc}, {err!r}, the file behind it: {kept!r}')
+        os.unlink(os.path.join(plots, '1-tput.svg'))
+        os.mkfifo(os.path.join(plots, '1-tput.svg'))
+        try:
+            p = subprocess.run([TOOL, '--svg', plots, write_run(d, lines)],
+                               capture_output=True, text=True, timeout=60)
+            rc, err = p.returncode, p.stderr
+        except subprocess.TimeoutExpired:
+            rc, err = None, 'still waiting on the FIFO after 60 s'
+        t.check(rc == 2 and '1-tput.svg: not a regular file' in err,
+                f'FIFO: exit {rc}, {err!r}')
+
+
 def labels_key_series(t):
     """every key but name, shape, time and value is a label: a series per
     label set, each with its metric's policy, in the table, the JSON and
@@ -1035,7 +1064,7 @@ TESTS = [rate_over_counter_reset, busy_cores_with_rate,
          busy_cores_without_transform, percentiles_short_series,
          per_cpu_without_aggregation, cases_hosts_and_depth,
          malformed_lines_named, baseline_verdicts, svg_plots, output_errors,
-         input_errors,
+         input_errors, svg_only_regular_files,
          labels_key_series, mixed_shapes_refused, many_names, queue_balance,
          wide_arrays_bounded, json_true_values, svg_names_and_text,
          per_cpu_regression_not_judged, percentiles_as_numpy,

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "json.h"
@@ -342,16 +343,27 @@ static int svg_plot(int dirfd, const char *dir, const char *name,
 	const struct rp_series *ser[SVG_MAX_SERIES];
 	struct rp_points pts[SVG_MAX_SERIES];
 	size_t n, i;
+	const char *why = NULL;
+	struct stat st;
 	FILE *f = NULL;
 	int fd, bad;
 
-	fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-		    0644);
-	if (fd >= 0)
-		f = fdopen(fd, "w");
-	if (!f) {
-		fprintf(stderr, PROG ": %s/%s: %s\n", dir, name,
-			strerror(errno));
+	/*
+	 * Not through a link someone planted where the plot goes, nor into
+	 * a FIFO (O_NONBLOCK: no wait for a reader, ENXIO without one) or a
+	 * device: a plot replaces a regular file or none.
+	 */
+	fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK |
+		    O_CLOEXEC, 0644);
+	if (fd < 0)
+		why = errno == ENXIO ? "not a regular file" : strerror(errno);
+	else if (fstat(fd, &st) || !S_ISREG(st.st_mode))
+		why = "not a regular file";
+	else if (fcntl(fd, F_SETFL, 0) || ftruncate(fd, 0) ||
+		 !(f = fdopen(fd, "w")))
+		why = strerror(errno);
+	if (why) {
+		fprintf(stderr, PROG ": %s/%s: %s\n", dir, name, why);
 		if (fd >= 0)
 			close(fd);
 		return -1;
