@@ -17,6 +17,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 import xml.etree.ElementTree as ET
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
@@ -888,6 +889,40 @@ def input_errors(t):
                     f'{p.stdout!r} {p.stderr!r}')
 
 
+def metric_time_base_and_labels(t):
+    """metric: a --time-base after now is a negative time, however far
+    (2^64 - 1 ns is 1.8e10 s ahead); NAME and --host take 1 to 255 bytes
+    of UTF-8, and say so when they are not"""
+    for base in (2**64 - 1, time.monotonic_ns() + 5 * 10**9):
+        before = time.monotonic_ns()
+        p = subprocess.run([NL, 'metric', '--time-base', str(base), 'm', '1'],
+                           capture_output=True, text=True)
+        after = time.monotonic_ns()
+        try:
+            got = json.loads(p.stdout.split(': ', 1)[1])['time']
+        except (IndexError, ValueError, KeyError):
+            got = None
+        t.check(p.returncode == 0 and got is not None and
+                (before - base) / 1e9 - 1e-3 <= got <=
+                (after - base) / 1e9 + 1e-3,
+                f'--time-base {base}: exit {p.returncode}, time {got}, '
+                f'want {(before - base) / 1e9:.6f}')
+    for args, ok, why in ((['m' * 255], True, ''),
+                          (['\u00e9' * 127], True, ''),
+                          (['m' * 256], False, 'NAME: 256 bytes'),
+                          ([''], False, 'NAME: 0 bytes'),
+                          (['--host', 'h' * 256, 'm'], False,
+                           '--host: 256 bytes'),
+                          (['m\udcff'], False, 'NAME: not UTF-8')):
+        p = subprocess.run([NL, 'metric', '--time-base', '0', *args, '1'],
+                           capture_output=True,
+                           env=dict(os.environ, LC_ALL='C.UTF-8'))
+        err = p.stderr.decode(errors='replace')
+        t.check((p.returncode == 0) == ok and why in err and
+                b'\xff' not in p.stderr,
+                f'{[a[:20] for a in args]}: exit {p.returncode}, {err!r}')
+
+
 def openmetrics(lines, *args):
     """(exit status, stderr, the OpenMetrics text) of --openmetrics; a
     text that promtool's OpenMetrics parser (Prometheus's backfill) does
@@ -1064,7 +1099,7 @@ TESTS = [rate_over_counter_reset, busy_cores_with_rate,
          busy_cores_without_transform, percentiles_short_series,
          per_cpu_without_aggregation, cases_hosts_and_depth,
          malformed_lines_named, baseline_verdicts, svg_plots, output_errors,
-         input_errors, svg_only_regular_files,
+         input_errors, svg_only_regular_files, metric_time_base_and_labels,
          labels_key_series, mixed_shapes_refused, many_names, queue_balance,
          wide_arrays_bounded, json_true_values, svg_names_and_text,
          per_cpu_regression_not_judged, percentiles_as_numpy,

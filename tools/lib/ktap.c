@@ -163,9 +163,9 @@ static void obs_head(struct jw *w, const char *host, const char *name,
 /* its time, and the key "value" */
 static void obs_time(struct jw *w, uint64_t time_ns, uint64_t time_base)
 {
-	/* negative when the base is after the sample */
-	int64_t d = (int64_t)(time_ns - time_base);
-	uint64_t a = d < 0 ? -(uint64_t)d : (uint64_t)d;
+	/* negative when the base is after the sample, by up to 2^64 - 1 */
+	bool neg = time_base > time_ns;
+	uint64_t a = neg ? time_base - time_ns : time_ns - time_base;
 
 	/*
 	 * round(d / 1e9, 6) as Python computes it: from the nanoseconds
@@ -177,12 +177,13 @@ static void obs_time(struct jw *w, uint64_t time_ns, uint64_t time_base)
 		long long us = (a + 500) / 1000;
 
 		/* a negative time that rounds to zero is -0.0 in Python */
-		if (d < 0 && !us)
+		if (neg && !us)
 			jw_double(w, -0.0);
 		else
-			jw_decimal(w, d < 0 ? -us : us, -6);
-	} else
-		jw_round(w, (double)d / NSEC_PER_SEC, 6);
+			jw_decimal(w, neg ? -us : us, -6);
+	} else {
+		jw_round(w, (neg ? -(double)a : (double)a) / NSEC_PER_SEC, 6);
+	}
 	jw_key(w, "value");
 }
 

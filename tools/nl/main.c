@@ -111,13 +111,21 @@ double parse_positive(const char *opt, const char *s)
 	return v;
 }
 
-/* a label or name that JSON takes: non-empty UTF-8 of a sane length */
+/* a host label or a metric's NAME: 1 to LABEL_MAX bytes of UTF-8 */
 const char *parse_label(const char *what, const char *s)
 {
-	char esc[256];
+	const unsigned char *p = (const unsigned char *)s;
+	size_t len = strlen(s);
+	unsigned int cp;
+	int n;
 
-	if (!*s || !py_json_escape(s, esc, sizeof(esc)))
-		die("%s: '%s' is not a non-empty UTF-8 label", what, s);
+	if (!len || len > LABEL_MAX)
+		die("%s: %zu bytes; a label has 1 to %d", what, len, LABEL_MAX);
+	for (; *p; p += n) {
+		n = utf8_decode(p, &cp);
+		if (!n)
+			die("%s: not UTF-8", what);
+	}
 	return s;
 }
 

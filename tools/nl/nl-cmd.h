@@ -45,6 +45,8 @@ void sleep_ns(uint64_t ns);
 uint64_t parse_u64(const char *opt, const char *s, uint64_t max);
 uint32_t parse_queues(const char *s);
 double parse_positive(const char *opt, const char *s);
+/* a host label or a metric's NAME: 1 to LABEL_MAX bytes of UTF-8 */
+#define LABEL_MAX	255
 const char *parse_label(const char *what, const char *s);
 void parse_netdev(int opt, const char *arg, uint32_t *ifindex,
 		  unsigned int *ndevs);

@@ -34,7 +34,8 @@ static const struct kpm_opt record_opts[] = {
 		  "record reads every quarter of the ring's time,\n"
 		  "at most 1 s (200 ms with --spool) apart" },
 	{ .name = "host", .val = 'H', .arg = "LABEL",
-	  .help = "the host label of every line (default local)" },
+	  .help = "the host label of every line, 1 to 255 bytes\n"
+		  "of UTF-8 (default local)" },
 	{ .name = "time-base", .val = 't', .arg = "NS",
 	  .help = "CLOCK_MONOTONIC ns that time 0 stands for\n"
 		  "(default: when recording starts)" },
@@ -210,7 +211,8 @@ static const struct kpm_opt metric_opts[] = {
 	{ .name = "time-base", .val = 't', .arg = "NS",
 	  .help = "CLOCK_MONOTONIC ns that time 0 stands for" },
 	{ .name = "host", .val = 'H', .arg = "LABEL",
-	  .help = "the host label (default local)" },
+	  .help = "the host label, 1 to 255 bytes of UTF-8\n"
+		  "(default local)" },
 	{}
 };
 
@@ -219,10 +221,10 @@ const struct kpm_cmd metric_cmd = {
 	.about = "\n"
 		"Print the ktap-metric-json line of a scalar observation made now, for a\n"
 		"shell test's own metrics: time in seconds since --time-base\n"
-		"(CLOCK_MONOTONIC ns), the JSON as Python's json.dumps writes it. VALUE\n"
-		"is a JSON number: a signed 64-bit integer without a fraction or exponent,\n"
-		"a finite double with one (no hex, no spaces); put -- before a negative\n"
-		"VALUE.\n"
+		"(CLOCK_MONOTONIC ns), the JSON as Python's json.dumps writes it. NAME\n"
+		"is 1 to 255 bytes of UTF-8. VALUE is a JSON number: a signed 64-bit\n"
+		"integer without a fraction or exponent, a finite double with one (no\n"
+		"hex, no spaces); put -- before a negative VALUE.\n"
 		"\n",
 	.opts = metric_opts,
 	.usage_err = KPM_USAGE_ALL,
