@@ -670,6 +670,26 @@ def names_at_the_edges(t):
             f'exit {p.returncode}, {p.stderr!r}')
 
 
+def line_endings(t):
+    """a line ends at LF, CRLF or a lone CR, as Python's universal
+    newlines read a file: the same run from each"""
+    lines = [policy('m', summarize='total'), obs('m', 0.0, 1),
+             obs('m', 1.0, 2), 'ok 1 c', obs('m', 0.0, 5), 'ok 2 d']
+    got = {}
+    for eol in (b'\n', b'\r\n', b'\r'):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, 'run.ktap')
+            with open(path, 'wb') as f:
+                f.write(eol.join(x.encode() for x in lines) + eol)
+            p = subprocess.run([TOOL, '--json', path], capture_output=True,
+                               text=True)
+        rows = [json.loads(x) for x in p.stdout.splitlines()]
+        got[eol] = (p.returncode, sorted((r['case'], r['value'], r['n'])
+                                         for r in rows))
+    want = (0, [('c', 3, 2), ('d', 5, 1)])
+    t.check(all(g == want for g in got.values()), f'{got}, want {want}')
+
+
 def per_cpu_regression_not_judged(t):
     """a regression policy on a per-cpu series without aggregation has no
     number to compare: the verdict says so, in --json and the table"""
@@ -1100,6 +1120,7 @@ TESTS = [rate_over_counter_reset, busy_cores_with_rate,
          per_cpu_without_aggregation, cases_hosts_and_depth,
          malformed_lines_named, baseline_verdicts, svg_plots, output_errors,
          input_errors, svg_only_regular_files, metric_time_base_and_labels,
+         line_endings,
          labels_key_series, mixed_shapes_refused, many_names, queue_balance,
          wide_arrays_bounded, json_true_values, svg_names_and_text,
          per_cpu_regression_not_judged, percentiles_as_numpy,

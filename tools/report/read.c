@@ -648,6 +648,8 @@ int rp_read(struct rp_run *run, FILE *f)
 	int err = 0;
 
 	for (;;) {
+		char *p, *end, *cr;
+
 		errno = 0;
 		len = getline(&l, &cap, f);
 		/* the errno of the getline() that failed, not a later one */
@@ -655,7 +657,18 @@ int rp_read(struct rp_run *run, FILE *f)
 			err = errno ? errno : EIO;
 		if (len < 0)
 			break;
-		read_line(run, ++line, l, len);
+		/*
+		 * A lone CR ends a line too, as Python's universal newlines
+		 * read a file: a CR-only file is not one long line.
+		 */
+		p = l;
+		end = l + len;
+		while ((cr = memchr(p, '\r', end - p)) && cr + 1 < end &&
+		       cr[1] != '\n') {
+			read_line(run, ++line, p, cr + 1 - p);
+			p = cr + 1;
+		}
+		read_line(run, ++line, p, end - p);
 	}
 	free(l);
 	/* metrics with no result line after them: a case of their own */
