@@ -385,6 +385,40 @@ def svg_plots(t):
     t.check(len(cells) == want, f'{len(cells)} cells, want {want}')
 
 
+def svg_at_the_edges(t):
+    """a plot of values or times at the edges of a double has a number
+    wherever it has a coordinate: a flat series at 2e16 (where a double's
+    step is 4), a display range of -1e308 to 1e308, times 3e308 apart,
+    a per-cpu heat map of the same, values and times a subnormal apart"""
+    cases = {
+        'flat': [obs('b', float(i), 2e16) for i in range(3)],
+        'range': [policy('r', display_range={'min': -1e308, 'max': 1e308},
+                         summarize='max')] +
+                 [obs('r', float(i), i) for i in range(3)],
+        'times': [obs('w', -1.5e308, 1), obs('w', 0.0, 2),
+                  obs('w', 1.5e308, 3)],
+        'heat': [obs('h', float(i), [2e16, 2e16]) for i in range(3)],
+        'subnormal': [obs('s', float(i), v)
+                      for i, v in enumerate((0.0, 5e-324, 5e-324))],
+        'subnormal times': [obs('u', tm, 1)
+                            for tm in (1.5e-323, 2e-323, 2.5e-323)],
+    }
+    for what, lines in cases.items():
+        with tempfile.TemporaryDirectory() as d:
+            rc, _, err, _ = run(lines + ['ok 1 c'], '--svg', d)
+            text = ''
+            for name in os.listdir(d):
+                with open(os.path.join(d, name)) as f:
+                    text += f.read()
+        coords = re.findall(r' (?:points|x|y|width|height)="([^"%]*)"',
+                            text)
+        bad = [c for c in coords
+               if not all(re.fullmatch(r'-?\d+(\.\d+)?', x)
+                          for x in re.split(r'[ ,]+', c.strip()))]
+        t.check(rc == 0 and text and not bad,
+                f'{what}: exit {rc}, {err!r}, coordinates {bad[:3]}')
+
+
 def svg_only_regular_files(t):
     """a plot is not written through a link planted in DIR where it goes
     (as the spool's file is not), nor into a FIFO, which would wait for a
@@ -1119,7 +1153,8 @@ TESTS = [rate_over_counter_reset, busy_cores_with_rate,
          busy_cores_without_transform, percentiles_short_series,
          per_cpu_without_aggregation, cases_hosts_and_depth,
          malformed_lines_named, baseline_verdicts, svg_plots, output_errors,
-         input_errors, svg_only_regular_files, metric_time_base_and_labels,
+         input_errors, svg_only_regular_files, svg_at_the_edges,
+         metric_time_base_and_labels,
          line_endings,
          labels_key_series, mixed_shapes_refused, many_names, queue_balance,
          wide_arrays_bounded, json_true_values, svg_names_and_text,

@@ -84,6 +84,48 @@ static size_t svg_points(const struct rp_case *c, size_t first,
 	return n;
 }
 
+/*
+ * Where @v is from @lo to @hi, 0 to 1: finite for every finite @v, @lo
+ * and @hi > @lo, exact where hi - lo is a double (subnormal ones too),
+ * through halves where it is over DBL_MAX.
+ */
+static double svg_frac(double v, double lo, double hi)
+{
+	double d = hi - lo;
+
+	if (isfinite(d))
+		return (v - lo) / d;
+	return (v / 2 - lo / 2) / (hi / 2 - lo / 2);
+}
+
+/* the value a fraction @x of the way from @lo to @hi, finite as they are */
+static double svg_at(double x, double lo, double hi)
+{
+	return lo * (1 - x) + hi * x;
+}
+
+/*
+ * A range a double tells apart from a point: around a single value, a
+ * millionth of it (at least 0.5) either side, so that a flat series at
+ * 2e16, where a double's step is 4, is a line in the middle.
+ */
+static void svg_widen(double *lo, double *hi)
+{
+	double d = fmax(0.5, fabs(*lo) * 1e-6);
+
+	if (*hi > *lo)
+		return;
+	*hi = *lo + d;
+	*lo -= d;
+	if (!isfinite(*hi)) {
+		*hi = *lo + d;
+		*lo -= d;
+	} else if (!isfinite(*lo)) {
+		*lo = *hi - d;
+		*hi += d;
+	}
+}
+
 static struct svg_range svg_range(const struct rp_points *pts, size_t n,
 				  const struct rp_policy *p)
 {
@@ -112,16 +154,18 @@ static struct svg_range svg_range(const struct rp_points *pts, size_t n,
 		r.lo = 0;
 		r.hi = 1;
 	}
-	if (r.hi <= r.lo)
-		r.hi = r.lo + 1;
-	if (!isfinite(r.t0) || r.t1 <= r.t0)
-		r.t1 = (isfinite(r.t0) ? r.t0 : (r.t0 = 0)) + 1;
+	if (!isfinite(r.t0)) {
+		r.t0 = 0;
+		r.t1 = 1;
+	}
+	svg_widen(&r.lo, &r.hi);
+	svg_widen(&r.t0, &r.t1);
 	return r;
 }
 
 static double svg_x(const struct svg_range *r, double t)
 {
-	return SVG_LEFT + (t - r->t0) / (r->t1 - r->t0) *
+	return SVG_LEFT + svg_frac(t, r->t0, r->t1) *
 	       (SVG_W - SVG_LEFT - SVG_RIGHT);
 }
 
@@ -133,7 +177,7 @@ static void svg_axes(FILE *f, const struct svg_range *r, double y0,
 	fprintf(f, "<rect x=\"%d\" y=\"%.1f\" width=\"%d\" height=\"%.1f\" fill=\"none\" stroke=\"#444\"/>\n",
 		SVG_LEFT, y0, SVG_W - SVG_LEFT - SVG_RIGHT, h);
 	for (i = 0; i <= 4; i++) {
-		double t = r->t0 + (r->t1 - r->t0) * i / 4;
+		double t = svg_at(i / 4.0, r->t0, r->t1);
 
 		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"middle\">%.3g</text>\n",
 			svg_x(r, t), y0 + h + 14, t);
@@ -141,7 +185,7 @@ static void svg_axes(FILE *f, const struct svg_range *r, double y0,
 			continue;
 		fprintf(f, "<text x=\"%d\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\">%.4g</text>\n",
 			SVG_LEFT - 4, y0 + h - h * i / 4 + 4,
-			r->lo + (r->hi - r->lo) * i / 4);
+			svg_at(i / 4.0, r->lo, r->hi));
 	}
 	if (label) {
 		fprintf(f, "<text x=\"14\" y=\"%.1f\" font-size=\"12\" text-anchor=\"middle\" transform=\"rotate(-90 14 %.1f)\">",
@@ -170,7 +214,7 @@ static void svg_scalar(FILE *f, const struct rp_points *pts,
 
 			fprintf(f, "%.1f,%.1f ", svg_x(&r, t),
 				SVG_TOP + SVG_PLOT_H -
-				(v - r.lo) / (r.hi - r.lo) * SVG_PLOT_H);
+				svg_frac(v, r.lo, r.hi) * SVG_PLOT_H);
 		}
 		fputs("\"/>\n", f);
 		fprintf(f, "<text x=\"%zu\" y=\"%d\" font-size=\"12\" fill=\"%s\">",
@@ -212,7 +256,7 @@ static void svg_cells(FILE *f, const struct rp_points *pts, size_t cpu,
 		k = c->idx[j];
 		v = c->v[j];
 		x0 = svg_x(r, k ? pts->t[k - 1] : r->t0);
-		heat_color((v - r->lo) / (r->hi - r->lo), color, sizeof(color));
+		heat_color(svg_frac(v, r->lo, r->hi), color, sizeof(color));
 		fprintf(f, "<rect class=\"cell\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"/>\n",
 			x0, y, svg_x(r, pts->t[k]) - x0 + 0.5, row, color);
 	}
