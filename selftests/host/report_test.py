@@ -724,6 +724,37 @@ def line_endings(t):
     t.check(all(g == want for g in got.values()), f'{got}, want {want}')
 
 
+def names_to_the_terminal(t):
+    """a name reaches the terminal escaped: a newline in a metric, host
+    or case name forges no row, and no escape sequence, bidi control or
+    byte that is not UTF-8 gets through, on stdout or in a message"""
+    forged = 'm\n  forged                 local    total             1  9'
+    lines = [obs(forged, 0.0, 1, host='h\x1b[31m'),
+             obs('q', 0.0, 1, queue=0), obs('q', 0.0, 2, queue=1),
+             obs('r\u202e', 0.0, 1),
+             'ok 1 c\x1b]0;title\x07',
+             '# ktap-metric-policy-json: {"name":"p","x\\u001b[2J":1}',
+             obs('p', 0.0, 1), 'ok 2 d']
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, 'run.ktap')
+        with open(path, 'wb') as f:
+            f.write('\n'.join(lines).encode() + b'\n' +
+                    obs('s', 0.0, 1).encode() + b'\nok 3 e\xff\n' +
+                    obs('v', 0.0, 1).encode()[:-3] + b'\xff"}\nok 4 f\n')
+        for args in ([], ['--openmetrics', os.path.join(d, 'om')]):
+            p = subprocess.run([TOOL, *args, path], capture_output=True)
+            out = p.stdout + p.stderr
+            bad = sorted({chr(b) for b in out
+                          if b < 0x20 and b != 0x0a or b == 0x7f} |
+                         ({'\xff'} if b'\xff' in out else set()) |
+                         ({'U+202E'} if '\u202e'.encode() in out else set()))
+            t.check(not bad and b'forged' not in p.stdout.split(b'\n  m')[0]
+                    and not any(x.startswith(b'  forged')
+                                for x in p.stdout.split(b'\n')),
+                    f'{args}: exit {p.returncode}, bytes {bad}, '
+                    f'{out[:300]!r}')
+
+
 def per_cpu_regression_not_judged(t):
     """a regression policy on a per-cpu series without aggregation has no
     number to compare: the verdict says so, in --json and the table"""
@@ -1155,7 +1186,7 @@ TESTS = [rate_over_counter_reset, busy_cores_with_rate,
          malformed_lines_named, baseline_verdicts, svg_plots, output_errors,
          input_errors, svg_only_regular_files, svg_at_the_edges,
          metric_time_base_and_labels,
-         line_endings,
+         line_endings, names_to_the_terminal,
          labels_key_series, mixed_shapes_refused, many_names, queue_balance,
          wide_arrays_bounded, json_true_values, svg_names_and_text,
          per_cpu_regression_not_judged, percentiles_as_numpy,

@@ -228,7 +228,7 @@ int main(int argc, char **argv)
 		const struct rp_case *tc = &run.cases[i];
 
 		if (!json) {
-			printf("%s%s (%s)\n", i ? "\n" : "", tc->name,
+			printf("%s%s (%s)\n", i ? "\n" : "", rp_esc(tc->name),
 			       tc->ok ? "ok" : "not ok");
 			printf("  %-22s %-8s %-12s %6s  %s\n", "metric", "host",
 			       "summarize", "n", "value");

@@ -188,8 +188,8 @@ om_refuse(struct om *om, const struct rp_case *c, const char *metric,
 {
 	va_list ap;
 
-	fprintf(stderr, PROG ": --openmetrics: case %s, %s: ", c->name,
-		metric);
+	fprintf(stderr, PROG ": --openmetrics: case %s, %s: ", rp_esc(c->name),
+		rp_esc(metric));
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
@@ -563,10 +563,11 @@ static void om_place(struct om *om, size_t ci, size_t si)
 	if (!rp_utf8_valid(s->metric))
 		om_refuse(om, c, s->metric, "the name is not UTF-8");
 	else if (owner == OM_OWN)
-		om_refuse(om, c, s->metric, "%s is the report's own", name);
+		om_refuse(om, c, s->metric, "%s is the report's own",
+			  rp_esc(name));
 	else if (owner != RP_NONE && f == RP_NONE)
 		om_refuse(om, c, s->metric, "%s shares a sample's name with %s",
-			  name, om->fam[owner].metric);
+			  rp_esc(name), rp_esc(om->fam[owner].metric));
 	else if (f != RP_NONE && om->fam[f].counter != p->rate)
 		om_refuse(om, c, s->metric,
 			  "a counter (a policy with transform rate) in one case, a gauge in another");

@@ -168,13 +168,14 @@ static bool policy_regression(struct rp_run *run, unsigned int line,
 
 			if (!number(v, &t) || t < 0) {
 				refuse(run, line, "regression.%s: not a non-negative number",
-				       key);
+				       rp_esc(key));
 				return false;
 			}
 			*(is_rel ? &p->rel_tol : &p->abs_tol) = t;
 			*(is_rel ? &rel : &abs) = true;
 		} else {
-			refuse(run, line, "regression: unknown key \"%s\"", key);
+			refuse(run, line, "regression: unknown key \"%s\"",
+			       rp_esc(key));
 			return false;
 		}
 	}
@@ -204,11 +205,13 @@ static bool policy_range(struct rp_run *run, unsigned int line, json_t *r,
 		bool is_min = !strcmp(key, "min");
 
 		if (!is_min && strcmp(key, "max")) {
-			refuse(run, line, "display_range: unknown key \"%s\"", key);
+			refuse(run, line, "display_range: unknown key \"%s\"",
+			       rp_esc(key));
 			return false;
 		}
 		if (!number(v, is_min ? &p->min : &p->max)) {
-			refuse(run, line, "display_range.%s: not a number", key);
+			refuse(run, line, "display_range.%s: not a number",
+			       rp_esc(key));
 			return false;
 		}
 		*(is_min ? &p->has_min : &p->has_max) = true;
@@ -271,7 +274,8 @@ static bool policy_parse(struct rp_run *run, unsigned int line, json_t *j,
 				return false;
 			}
 		} else {
-			refuse(run, line, "unknown policy key \"%s\"", key);
+			refuse(run, line, "unknown policy key \"%s\"",
+			       rp_esc(key));
 			return false;
 		}
 	}
@@ -323,7 +327,7 @@ static bool same_shape(struct rp_run *run, unsigned int line,
 
 	if (m && m->per_cpu != per_cpu) {
 		refuse(run, line, "%s: shape %s, unlike its earlier observations (line %u)",
-		       metric, per_cpu ? "per-cpu" : "scalar", m->line);
+		       rp_esc(metric), per_cpu ? "per-cpu" : "scalar", m->line);
 		return false;
 	}
 	if (!m) {
@@ -349,10 +353,10 @@ static void read_policy(struct rp_run *run, unsigned int line, json_t *j)
 	old = rp_policy_find(c, p.name);
 	if (old && !json_equal(old->json, j)) {
 		refuse(run, line, "policy of %s conflicts with line %u",
-		       p.name, old->line);
+		       rp_esc(p.name), old->line);
 	} else if (!old && observed(c, p.name)) {
 		refuse(run, line, "policy of %s after an observation of it",
-		       p.name);
+		       rp_esc(p.name));
 	} else if (!old) {
 		c->pol = rp_grow(c->pol, c->nr_pol, &c->cap_pol, sizeof(*c->pol));
 		c->pol[c->nr_pol] = p;
@@ -386,7 +390,7 @@ static bool obs_labels(struct rp_run *run, unsigned int line, json_t *j)
 		}
 		if (json_is_object(v) || json_is_array(v)) {
 			refuse(run, line, "label \"%s\": not a string, number, boolean or null",
-			       key);
+			       rp_esc(key));
 			return false;
 		}
 	}
@@ -627,7 +631,7 @@ static void read_line(struct rp_run *run, unsigned int line, char *l,
 	j = json_loads(l + strlen(tag), JSON_REJECT_DUPLICATES, &err);
 	if (!j) {
 		refuse(run, line, "not JSON: %s, column %d of the JSON",
-		       err.text, err.column);
+		       rp_esc(err.text), err.column);
 		return;
 	}
 	if (!json_is_object(j))

@@ -37,6 +37,16 @@ void rp_hash_put(struct rp_hash *h, const char *key, size_t idx);
 void rp_hash_free(struct rp_hash *h);
 
 /*
+ * @s as a terminal may show it: UTF-8 as it is, but for the controls a
+ * terminal acts on or that change what it shows (C0, DEL, C1, line and
+ * bidi controls) as \uXXXX, as the JSON writer writes them, and a byte
+ * that is not UTF-8 as \xNN. Valid until the RP_ESC_RING-th call after
+ * this one.
+ */
+#define RP_ESC_RING	8
+const char *rp_esc(const char *s);
+
+/*
  * realloc(), strdup(), open_memstream() and an array that grows by
  * doubling; abort on ENOMEM
  */

@@ -408,7 +408,8 @@ void rp_table_row(const struct rp_case *c, const struct rp_series *s,
 	size_t col;
 
 	rp_process(s, p, &pts);
-	printf("  %-22s %-8s %-12s %6zu ", name, *s->host ? s->host : "-",
+	printf("  %-22s %-8s %-12s %6zu ", rp_esc(name),
+	       *s->host ? rp_esc(s->host) : "-",
 	       rp_stat_names[p->summarize], pts.nr);
 	for (col = 0; col < pts.width; col++) {
 		if (pts.width > 1)
@@ -600,7 +601,7 @@ static bool json_row_out(const struct rp_run *run, const struct rp_case *c,
 		return true;
 	fprintf(stderr, PROG ": %s: case \"", run->file);
 	message_str(stderr, c->name);
-	fprintf(stderr, "\", %s %s: %s%s; row not written\n", what, key,
+	fprintf(stderr, "\", %s %s: %s%s; row not written\n", what, rp_esc(key),
 		bad ? bad : "a string is not UTF-8",
 		bad ? " is not finite, which JSON cannot hold" : "");
 	return false;
@@ -649,7 +650,8 @@ bool rp_balance_row(const struct rp_run *run, const struct rp_case *c,
 
 	if (!json) {
 		printf("  balance of %s (%s): %zu queues, total %.6g, cv %.4g, max/mean %.4g\n",
-		       name, *s->host ? s->host : "-", b->nr, b->total, b->cv,
+		       rp_esc(name), *s->host ? rp_esc(s->host) : "-", b->nr,
+		       b->total, b->cv,
 		       b->max_mean);
 		free(name);
 		return true;

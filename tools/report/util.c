@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * What the files of ksft-perfmon-report share to hold a run: memory that
- * aborts when there is none, arrays that grow by doubling, and an index
- * of strings (report.h).
+ * aborts when there is none, arrays that grow by doubling, an index of
+ * strings (report.h), and names escaped for a terminal.
  */
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "json.h"
 #include "report.h"
 
 void *rp_xrealloc(void *p, size_t n, size_t size)
@@ -108,4 +109,43 @@ void rp_hash_free(struct rp_hash *h)
 {
 	free(h->slot);
 	memset(h, 0, sizeof(*h));
+}
+
+/* a code point a terminal acts on, or shows as something it is not */
+static bool esc_cp(unsigned int cp)
+{
+	return cp < 0x20 || (cp >= 0x7f && cp < 0xa0) ||
+	       cp == 0x061c ||				/* ALM */
+	       cp == 0x200e || cp == 0x200f ||		/* LRM, RLM */
+	       (cp >= 0x2028 && cp <= 0x202e) ||	/* lines, embeddings */
+	       (cp >= 0x2066 && cp <= 0x2069);		/* isolates */
+}
+
+const char *rp_esc(const char *s)
+{
+	static char *ring[RP_ESC_RING];
+	static unsigned int next;
+	const unsigned char *p = (const unsigned char *)s;
+	char **buf = &ring[next++ % RP_ESC_RING];
+	unsigned int cp;
+	size_t len;
+	FILE *f;
+	int n;
+
+	free(*buf);
+	f = rp_xmemstream(buf, &len);
+	for (; *p; p += n) {
+		n = utf8_decode(p, &cp);
+		if (!n) {
+			fprintf(f, "\\x%02x", *p);
+			n = 1;
+		} else if (esc_cp(cp)) {
+			fprintf(f, "\\u%04x", cp);
+		} else {
+			fwrite(p, 1, n, f);
+		}
+	}
+	if (fclose(f))
+		abort();
+	return *buf;
 }
