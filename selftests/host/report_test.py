@@ -1008,6 +1008,23 @@ def metric_time_base_and_labels(t):
                 f'{[a[:20] for a in args]}: exit {p.returncode}, {err!r}')
 
 
+def clock_at_the_answer(t):
+    """clock -- COMMAND times an answer when its line arrives, not when
+    COMMAND exits: a COMMAND that answers, then takes 2 s to end (as an
+    ssh connection's teardown may), reads as one that answers and ends,
+    measured beside it (the best of three answers each)"""
+    offs = []
+    for cmd in (f'{NL} clock', f'{NL} clock; sleep 2'):
+        p = subprocess.run([NL, 'clock', '--', 'sh', '-c', cmd],
+                           capture_output=True, text=True)
+        try:
+            offs.append(int(p.stdout))
+        except ValueError:
+            offs.append(None)
+    t.check(None not in offs and abs(offs[1] - offs[0]) < 10**9,
+            f'offsets {offs} ns: the second answer timed at its end')
+
+
 def openmetrics(lines, *args):
     """(exit status, stderr, the OpenMetrics text) of --openmetrics; a
     text that promtool's OpenMetrics parser (Prometheus's backfill) does
@@ -1186,7 +1203,7 @@ TESTS = [rate_over_counter_reset, busy_cores_with_rate,
          malformed_lines_named, baseline_verdicts, svg_plots, output_errors,
          input_errors, svg_only_regular_files, svg_at_the_edges,
          metric_time_base_and_labels,
-         line_endings, names_to_the_terminal,
+         line_endings, names_to_the_terminal, clock_at_the_answer,
          labels_key_series, mixed_shapes_refused, many_names, queue_balance,
          wide_arrays_bounded, json_true_values, svg_names_and_text,
          per_cpu_regression_not_judged, percentiles_as_numpy,

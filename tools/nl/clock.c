@@ -13,14 +13,18 @@
 
 #include "nl-cmd.h"
 
-/* COMMAND's clock minus ours when its answer arrived */
+/*
+ * COMMAND's clock minus ours when its answer arrived: when the line's
+ * newline did, or the end of what it printed if it has none. What it
+ * prints after that line is read and left, up to 1 MiB.
+ */
 static int64_t clock_offset(char **argv)
 {
-	char buf[64] = "";
+	char buf[64] = "", rest[4096];
 	long long remote;
-	size_t len = 0;
+	uint64_t now = 0;
+	size_t len = 0, more = 0;
 	int fd[2], st;
-	uint64_t now;
 	ssize_t n;
 	char *end;
 	pid_t pid;
@@ -40,9 +44,17 @@ static int64_t clock_offset(char **argv)
 		_exit(127);
 	}
 	close(fd[1]);
-	while ((n = read(fd[0], buf + len, sizeof(buf) - 1 - len)) > 0)
+	while (!now && len < sizeof(buf) - 1 &&
+	       (n = read(fd[0], buf + len, sizeof(buf) - 1 - len)) > 0) {
+		if (memchr(buf + len, '\n', n))
+			now = now_ns();
 		len += n;
-	now = now_ns();
+	}
+	if (!now)
+		now = now_ns();
+	/* what follows, up to 1 MiB: COMMAND gets SIGPIPE past that */
+	while (more < (1 << 20) && (n = read(fd[0], rest, sizeof(rest))) > 0)
+		more += n;
 	close(fd[0]);
 	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
 		die("clock: %s failed", argv[0]);
