@@ -1049,6 +1049,28 @@ def openmetrics(lines, *args):
     return p.returncode, p.stderr, text
 
 
+def instructions(args):
+    """the instructions @args runs, by valgrind's count: work, not time"""
+    p = subprocess.run(['valgrind', '--tool=cachegrind', '--cache-sim=no',
+                        '--cachegrind-out-file=/dev/null', *args],
+                       capture_output=True, text=True)
+    m = re.search(r'I\s+refs:\s+([\d,]+)', p.stderr)
+    return int(m.group(1).replace(',', '')) if m else None
+
+
+def balances_linear(t):
+    """queue balances cost in proportion to the series: twice the series
+    of one queue each, about twice the instructions (each series against
+    every other was 2.8 times)"""
+    counts = []
+    for n in (2000, 4000):
+        lines = [obs('q', float(i % 2), 1, queue=0, x=i) for i in range(n)]
+        with tempfile.TemporaryDirectory() as d:
+            counts.append(instructions([TOOL, write_run(d, lines + ['ok 1 c'])]))
+    t.check(None not in counts and counts[1] / counts[0] < 2.5,
+            f'instructions {counts}: not in proportion to the series')
+
+
 def openmetrics_written(t):
     lines = [policy('cpu.time.sys', transform='rate',
                     aggregation='busy-core-equivalents', summarize='p90'),
@@ -1204,6 +1226,7 @@ TESTS = [rate_over_counter_reset, busy_cores_with_rate,
          input_errors, svg_only_regular_files, svg_at_the_edges,
          metric_time_base_and_labels,
          line_endings, names_to_the_terminal, clock_at_the_answer,
+         balances_linear,
          labels_key_series, mixed_shapes_refused, many_names, queue_balance,
          wide_arrays_bounded, json_true_values, svg_names_and_text,
          per_cpu_regression_not_judged, percentiles_as_numpy,

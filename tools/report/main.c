@@ -245,7 +245,7 @@ int main(int argc, char **argv)
 			else
 				rp_table_row(tc, s, &vi);
 		}
-		nr_bal = rp_balances(tc, &bal);
+		nr_bal = rp_balances(tc, &bal, NULL);
 		for (j = 0; j < nr_bal; j++)
 			json_failed |= !rp_balance_row(&run, tc, &bal[j], json);
 		free(bal);

@@ -465,7 +465,7 @@ static void om_balances(struct om *om)
 		  "A queue balance, as ksft-perfmon-report computes it", NULL);
 	for (i = 0; i < om->run->nr_cases; i++) {
 		c = &om->run->cases[i];
-		nr = rp_balances(c, &bal);
+		nr = rp_balances(c, &bal, NULL);
 		for (j = 0; j < nr; j++) {
 			s = &c->ser[bal[j].first];
 			labels = om_labels(om, c, s, true);

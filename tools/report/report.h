@@ -197,8 +197,13 @@ struct rp_balance {
 	double total, cv, max_mean;
 };
 
-/* the balances of case @c, malloc()ed into *@out; how many */
-size_t rp_balances(const struct rp_case *c, struct rp_balance **out);
+/*
+ * The balances of case @c, malloc()ed into *@out, in the order of their
+ * first series; how many. With @of, an array of c->nr_ser: the balance of
+ * each series, RP_NONE for none.
+ */
+size_t rp_balances(const struct rp_case *c, struct rp_balance **out,
+		   size_t *of);
 /*
  * @stat of column @col of @pts (never RP_DISTRIBUTION); false when the
  * column has no value.

@@ -211,58 +211,66 @@ static char *queue_group(const struct rp_series *s)
 	return text;
 }
 
-size_t rp_balances(const struct rp_case *c, struct rp_balance **out)
+size_t rp_balances(const struct rp_case *c, struct rp_balance **out,
+		   size_t *of)
 {
-	char **group = calloc(c->nr_ser ? c->nr_ser : 1, sizeof(*group));
+	size_t n = c->nr_ser ? c->nr_ser : 1, i, f, nr = 0;
+	char **group = rp_xrealloc(NULL, n, sizeof(*group));
+	size_t *first = rp_xrealloc(NULL, n, sizeof(*first));
+	struct rp_acc { double sum, max, var; size_t n, bal; } *acc;
 	struct rp_balance *b = NULL;
-	size_t i, j, nr = 0;
+	struct rp_hash idx = {};
+	double x;
 
-	if (!group)
-		abort();
-	for (i = 0; i < c->nr_ser; i++)
-		group[i] = queue_group(&c->ser[i]);
+	acc = rp_xrealloc(NULL, n, sizeof(*acc));
+	/* each series' group, by the first series of it */
 	for (i = 0; i < c->nr_ser; i++) {
-		double sum = 0, max = -INFINITY, var = 0, mean, x;
-		size_t n = 0;
-
+		group[i] = queue_group(&c->ser[i]);
+		first[i] = RP_NONE;
+		acc[i] = (struct rp_acc){ 0, -INFINITY, 0, 0, RP_NONE };
 		if (!group[i])
 			continue;
-		/* the group's members: this one and those after it */
-		for (j = i; j < c->nr_ser; j++) {
-			if (!group[j] || strcmp(group[j], group[i]))
-				continue;
-			x = queue_amount(&c->ser[j]);
-			if (!isnan(x)) {
-				sum += x;
-				max = fmax(max, x);
-				n++;
-			}
+		first[i] = rp_hash_get(&idx, group[i]);
+		if (first[i] == RP_NONE) {
+			first[i] = i;
+			rp_hash_put(&idx, group[i], i);
 		}
-		mean = n ? sum / n : NAN;
-		for (j = i; j < c->nr_ser; j++) {
-			if (!group[j] || strcmp(group[j], group[i]))
-				continue;
-			x = queue_amount(&c->ser[j]);
-			if (!isnan(x))
-				var += (x - mean) * (x - mean) / n;
-			if (j != i) {
-				free(group[j]);
-				group[j] = NULL;
-			}
+		x = queue_amount(&c->ser[i]);
+		if (!isnan(x)) {
+			acc[first[i]].sum += x;
+			acc[first[i]].max = fmax(acc[first[i]].max, x);
+			acc[first[i]].n++;
 		}
-		if (n >= 2) {
-			b = rp_xrealloc(b, nr + 1, sizeof(*b));
-			b[nr].first = i;
-			b[nr].nr = n;
-			b[nr].total = sum;
-			b[nr].cv = mean ? sqrt(var) / mean : NAN;
-			b[nr].max_mean = mean ? max / mean : NAN;
-			nr++;
-		}
-		free(group[i]);
-		group[i] = NULL;
 	}
+	for (i = 0; i < c->nr_ser; i++) {
+		x = first[i] == RP_NONE ? NAN : queue_amount(&c->ser[i]);
+		f = first[i];
+		if (!isnan(x))
+			acc[f].var += (x - acc[f].sum / acc[f].n) *
+				      (x - acc[f].sum / acc[f].n) / acc[f].n;
+	}
+	/* those of two queues or more, in the order of their first series */
+	for (i = 0; i < c->nr_ser; i++) {
+		double mean = acc[i].n ? acc[i].sum / acc[i].n : NAN;
+
+		if (first[i] != i || acc[i].n < 2)
+			continue;
+		b = rp_xrealloc(b, nr + 1, sizeof(*b));
+		b[nr].first = i;
+		b[nr].nr = acc[i].n;
+		b[nr].total = acc[i].sum;
+		b[nr].cv = mean ? sqrt(acc[i].var) / mean : NAN;
+		b[nr].max_mean = mean ? acc[i].max / mean : NAN;
+		acc[i].bal = nr++;
+	}
+	for (i = 0; of && i < c->nr_ser; i++)
+		of[i] = first[i] == RP_NONE ? RP_NONE : acc[first[i]].bal;
+	for (i = 0; i < c->nr_ser; i++)
+		free(group[i]);
+	rp_hash_free(&idx);
 	free(group);
+	free(first);
+	free(acc);
 	*out = b;
 	return nr;
 }
