@@ -1049,6 +1049,21 @@ def openmetrics(lines, *args):
     return p.returncode, p.stderr, text
 
 
+def openmetrics_balance_of_refused(t):
+    """a queue balance goes into --openmetrics only with all its series:
+    of series refused for their time (before 1970, --start added), none,
+    and the file is one Prometheus takes"""
+    lines = [obs('q', tm, v, queue=q) for q, vals in ((0, (1, 9)), (1, (1, 3)))
+             for tm, v in zip((-5e9, -4999999999.5), vals)] + ['ok 1 c']
+    rc, err, text = openmetrics(lines, '--start', '1000')
+    samples = [x for x in (text or '').splitlines() if not x.startswith('#')]
+    t.check(rc == 2 and 'a time before 1970' in err and text is not None and
+            not text.startswith('promtool') and
+            not any(x.startswith('ksft_report_queue_balance{')
+                    for x in samples),
+            f'exit {rc}, {err!r}, {text!r}')
+
+
 def instructions(args):
     """the instructions @args runs, by valgrind's count: work, not time"""
     p = subprocess.run(['valgrind', '--tool=cachegrind', '--cache-sim=no',
@@ -1226,7 +1241,7 @@ TESTS = [rate_over_counter_reset, busy_cores_with_rate,
          input_errors, svg_only_regular_files, svg_at_the_edges,
          metric_time_base_and_labels,
          line_endings, names_to_the_terminal, clock_at_the_answer,
-         balances_linear,
+         openmetrics_balance_of_refused, balances_linear,
          labels_key_series, mixed_shapes_refused, many_names, queue_balance,
          wide_arrays_bounded, json_true_values, svg_names_and_text,
          per_cpu_regression_not_judged, percentiles_as_numpy,

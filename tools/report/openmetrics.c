@@ -63,6 +63,7 @@ struct om {
 	char **keys;	/* those hashes' keys */
 	size_t nr_keys, cap_keys;
 	unsigned long same_ms;	/* samples left out: a millisecond's second */
+	bool **written;		/* [case][series]: placed in a family */
 	bool failed;
 };
 
@@ -447,7 +448,7 @@ static char *om_key(struct om *om, const char *a, const char *sep,
 
 /*
  * Each case's queue balances, as the report prints them, of series that
- * were written; a balance of the same metric and labels as one of an
+ * were all written; a balance of the same metric and labels as one of an
  * earlier case (of the same name) is not.
  */
 static void om_balances(struct om *om)
@@ -458,16 +459,27 @@ static void om_balances(struct om *om)
 	const struct rp_case *c;
 	struct rp_balance *bal;
 	char *labels, *key;
-	size_t i, j, k, nr;
+	size_t i, j, k, nr, *of;
+	bool *whole;
 	double v[4];
 
 	om_header(om->f, OM_BALANCE, "gauge", NULL,
 		  "A queue balance, as ksft-perfmon-report computes it", NULL);
 	for (i = 0; i < om->run->nr_cases; i++) {
 		c = &om->run->cases[i];
-		nr = rp_balances(c, &bal, NULL);
+		of = rp_xrealloc(NULL, c->nr_ser ? c->nr_ser : 1, sizeof(*of));
+		nr = rp_balances(c, &bal, of);
+		/* each balance whose series were all written */
+		whole = rp_xrealloc(NULL, nr ? nr : 1, sizeof(*whole));
+		memset(whole, true, nr * sizeof(*whole));
+		for (j = 0; j < c->nr_ser; j++)
+			if (of[j] != RP_NONE && !om->written[i][j])
+				whole[of[j]] = false;
 		for (j = 0; j < nr; j++) {
 			s = &c->ser[bal[j].first];
+			/* a series not written was refused, said so, already */
+			if (!whole[j])
+				continue;
 			labels = om_labels(om, c, s, true);
 			if (!labels)
 				continue;
@@ -491,6 +503,8 @@ static void om_balances(struct om *om)
 			free(labels);
 		}
 		free(bal);
+		free(of);
+		free(whole);
 	}
 }
 
@@ -606,6 +620,7 @@ static void om_place(struct om *om, size_t ci, size_t si)
 	}
 	fam->m = rp_grow(fam->m, fam->nr, &fam->cap, sizeof(*fam->m));
 	fam->m[fam->nr++] = (struct om_member){ ci, si, labels };
+	om->written[ci][si] = true;
 }
 
 bool rp_openmetrics(const struct rp_run *run, const struct rp_om_opts *o,
@@ -616,9 +631,15 @@ bool rp_openmetrics(const struct rp_run *run, const struct rp_om_opts *o,
 
 	om_names(&om, OM_SUMMARY, false, true, OM_OWN);
 	om_names(&om, OM_BALANCE, false, true, OM_OWN);
-	for (i = 0; i < run->nr_cases; i++)
+	om.written = rp_xrealloc(NULL, run->nr_cases ? run->nr_cases : 1,
+				 sizeof(*om.written));
+	for (i = 0; i < run->nr_cases; i++) {
+		om.written[i] = calloc(run->cases[i].nr_ser ?: 1, sizeof(bool));
+		if (!om.written[i])
+			abort();
 		for (j = 0; j < run->cases[i].nr_ser; j++)
 			om_place(&om, i, j);
+	}
 	for (i = 0; i < om.nr_fam; i++)
 		om_family_write(&om, &om.fam[i]);
 	om_summaries(&om);
@@ -640,5 +661,8 @@ bool rp_openmetrics(const struct rp_run *run, const struct rp_om_opts *o,
 	rp_hash_free(&om.names);
 	rp_hash_free(&om.ids);
 	rp_hash_free(&om.balances);
+	for (i = 0; i < run->nr_cases; i++)
+		free(om.written[i]);
+	free(om.written);
 	return !om.failed;
 }
