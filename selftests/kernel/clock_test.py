@@ -17,9 +17,12 @@ Per interval, from the raw samples (replay --raw) and from the tool's
 lines (cpu.time.usr + sys + sirq, over the lines' times):
 
 - the idle CPU's time, all of it (busy, idle and iowait), adds up to the
-  interval, 100% +- 2%: the kernel accounts an idle CPU's time exactly,
-  to the read, on every kernel, so this is the sample's clock against
-  the CPUs' own;
+  interval, 100% +- 2%, where the kernel accounts all of it exactly, a
+  nohz_full CPU: this is the sample's clock against the CPUs' own. A
+  kernel without nohz_full counts the moments an idle CPU is awake by
+  ticks, which TCG delivers late (the debug kernel's first interval read
+  86.6% beside a busy guest): there the numbers are printed and the
+  check skipped;
 - the idle CPU reads at most 2% busy;
 - the busy CPU reads 100% +- 2% busy, where the kernel accounts its time
   exactly: a CPU of nohz_full= (VIRT_CPU_ACCOUNTING_GEN; the suite's
@@ -187,10 +190,16 @@ def main():
                    for smp in raw])
     print(f'# raw: idle CPU {idle}, all its time each interval (%): ' +
           ' '.join(f'{x:.1f}' for x in total))
-    c.check(len(total) >= SAMPLES - 2 and all(98 <= x <= 102 for x in total),
-            'raw.idle_cpu_time_adds_up_to_the_interval',
-            f'{len(total)} intervals, from {min(total, default=0):.1f}% to '
-            f'{max(total, default=0):.1f}%')
+    if idle in nohz:
+        c.check(len(total) >= SAMPLES - 2 and
+                all(98 <= x <= 102 for x in total),
+                'raw.idle_cpu_time_adds_up_to_the_interval',
+                f'{len(total)} intervals, from {min(total, default=0):.1f}% '
+                f'to {max(total, default=0):.1f}%')
+    else:
+        c.skip('raw.idle_cpu_time_adds_up_to_the_interval',
+               'its moments awake counted by ticks, which TCG delivers '
+               'late (not a nohz_full CPU)')
 
     for name, points in (('tool', lambda cpu: tool_points(
                               rec.stdout.splitlines(), cpu)),
