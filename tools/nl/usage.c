@@ -233,12 +233,13 @@ const struct kpm_cmd metric_cmd = {
 
 /* ---- clock --------------------------------------------------------------- */
 
-const char clock_usage_line[] =
-	"usage: " PROG " clock [-- COMMAND [ARGS...]]\n";
+#define CLOCK_USAGE_LINE "usage: " PROG " clock [-- COMMAND [ARGS...]]\n"
+
+const char clock_usage_line[] = CLOCK_USAGE_LINE;
 
 /* clock takes no option but --help, and a COMMAND after -- */
 const char clock_usage[] =
-"usage: " PROG " clock [-- COMMAND [ARGS...]]\n"
+CLOCK_USAGE_LINE
 "\n"
 "Print CLOCK_MONOTONIC in ns: what --time-base takes, on this host.\n"
 "\n"
