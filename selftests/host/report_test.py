@@ -257,16 +257,76 @@ def cases_hosts_and_depth(t):
     follows them, hosts apart; a result line without metrics is none"""
     lines = ['TAP version 13', '1..2',
              '# # ' + obs('m', 0.0, 1), '# # ' + obs('m', 1.0, 2, 'remote'),
-             '# # ok 1 inner_a', '# ok 1 wrapper',
+             '# # ok 1 inner_a', '# ok 1 wrapper', 'ok 1 prog',
              obs('m', 0.0, 10), '# ' + obs('m', 1.0, 30),
              'not ok 2 second case # with a directive']
     rc, _, err, rows = run(lines)
     t.check(rc == 0, f'exit {rc}: {err}')
     got = sorted((r['case'], r['host'], r['result'], r['value'])
                  for r in rows)
-    want = [('inner_a', 'local', 'ok', 1.0), ('inner_a', 'remote', 'ok', 2.0),
+    want = [('prog / wrapper / inner_a', 'local', 'ok', 1.0),
+            ('prog / wrapper / inner_a', 'remote', 'ok', 2.0),
             ('second case', 'local', 'not ok', 40.0)]
     t.check(got == want, f'{got} != {want}')
+
+
+def case_is_its_path(t):
+    """a case is its path, every enclosing program's name and its own:
+    two programs' cases of one name stay apart in the table, --json,
+    --baseline, the plots and --openmetrics"""
+    reg = dict(better='lower', compare='max', relative_tolerance=0.1)
+
+    def two_programs(a, b):
+        return ['# ' + policy('lat', regression=reg, summarize='max'),
+                '# ' + obs('lat', 1.0, a), '# ok 1 basic',
+                'ok 1 selftests: net: test_a',
+                '# ' + policy('lat', regression=reg, summarize='max'),
+                '# ' + obs('lat', 1.0, b), '# ok 1 basic',
+                'ok 2 selftests: net: test_b']
+
+    rc, _, err, rows = run(two_programs(1000, 900),
+                           baseline=two_programs(1000, 10))
+    got = sorted((tuple(r.get('path', ())), r['case'],
+                  r.get('regression', {}).get('verdict')) for r in rows)
+    want = [(('selftests: net: test_a', 'basic'),
+             'selftests: net: test_a / basic', 'unchanged'),
+            (('selftests: net: test_b', 'basic'),
+             'selftests: net: test_b / basic', 'regressed')]
+    t.check(rc == 1 and got == want, f'exit {rc}: {got} {err}')
+
+    # three deep; a case that encloses others; one no program encloses
+    m = obs('m', 1.0, 1)
+    lines = ['# # ' + m, '# # ok 1 x', '# ok 1 sub',
+             '# # ' + m, '# # ok 1 x', '# ' + m, '# ok 2 sub2',
+             'ok 1 prog', '# ' + m, '# ok 1 x']
+    rc, _, err, rows = run(lines)
+    got = [r.get('path') for r in rows]
+    want = [['prog', 'sub', 'x'], ['prog', 'sub2', 'x'], ['prog', 'sub2'],
+            ['x']]
+    t.check(rc == 0 and got == want, f'exit {rc}: {got} {err}')
+    p = subprocess.run([TOOL], input='\n'.join(lines) + '\n', text=True,
+                       capture_output=True)
+    heads = [x for x in p.stdout.splitlines() if x.endswith(' (ok)')]
+    want = ['prog / sub / x (ok)', 'prog / sub2 / x (ok)',
+            'prog / sub2 (ok)', 'x (ok)']
+    t.check(heads == want, f'{heads}')
+
+    with tempfile.TemporaryDirectory() as d:
+        rc, _, err, _ = run(two_programs(1, 2), '--svg', d)
+        titles = []
+        for f in sorted(os.listdir(d)):
+            root = ET.parse(os.path.join(d, f)).getroot()
+            titles.append(root.find('{http://www.w3.org/2000/svg}text').text
+                          .split(')')[0] + ')')
+    t.check(rc == 0 and titles == ['lat (selftests: net: test_a / basic)',
+                                   'lat (selftests: net: test_b / basic)'],
+            f'exit {rc}: {titles} {err}')
+
+    rc, err, text = openmetrics(two_programs(1, 2), '--start', '1000')
+    cases = sorted(set(re.findall(r'case="([^"]*)"', text or '')))
+    t.check(rc == 0 and cases == ['selftests: net: test_a / basic',
+                                  'selftests: net: test_b / basic'],
+            f'exit {rc}: {cases} {err} {text}')
 
 
 def malformed_lines_named(t):
@@ -1198,7 +1258,7 @@ def openmetrics_refused(t):
           obs('q', 1, 1, queue=2), obs('q', 2, 2, queue=2),
           obs('q', 1, 1, queue=3), obs('q', 2, 3, queue=3), 'ok 2 c'],
          "case c, q: its queue balance is an earlier case's of the same "
-         'name'),
+         'path'),
     ]
     for lines, why in cases:
         # Unix time 0 for the negative time (promtool 2.42 leaves out
@@ -1236,7 +1296,7 @@ def openmetrics_refused(t):
 
 TESTS = [rate_over_counter_reset, busy_cores_with_rate,
          busy_cores_without_transform, percentiles_short_series,
-         per_cpu_without_aggregation, cases_hosts_and_depth,
+         per_cpu_without_aggregation, cases_hosts_and_depth, case_is_its_path,
          malformed_lines_named, baseline_verdicts, svg_plots, output_errors,
          input_errors, svg_only_regular_files, svg_at_the_edges,
          metric_time_base_and_labels,

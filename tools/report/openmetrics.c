@@ -449,7 +449,7 @@ static char *om_key(struct om *om, const char *a, const char *sep,
 /*
  * Each case's queue balances, as the report prints them, of series that
  * were all written; a balance of the same metric and labels as one of an
- * earlier case (of the same name) is not.
+ * earlier case (of the same path) is not.
  */
 static void om_balances(struct om *om)
 {
@@ -486,7 +486,7 @@ static void om_balances(struct om *om)
 			key = om_key(om, s->metric, "{", labels, true);
 			if (rp_hash_get(&om->balances, key) != RP_NONE) {
 				om_refuse(om, c, s->metric,
-					  "its queue balance is an earlier case's of the same name");
+					  "its queue balance is an earlier case's of the same path");
 				free(labels);
 				continue;
 			}
@@ -597,7 +597,7 @@ static void om_place(struct om *om, size_t ci, size_t si)
 	id = om_key(om, name, "{", labels, true);
 	if (rp_hash_get(&om->ids, id) != RP_NONE) {
 		om_refuse(om, c, s->metric,
-			  "an earlier series has the same labels (a case of the same name, or labels written alike)");
+			  "an earlier series has the same labels (a case of the same path, or labels written alike)");
 		free(labels);
 		free(name);
 		return;

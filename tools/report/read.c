@@ -77,7 +77,11 @@ static void case_free(struct rp_case *c)
 	rp_hash_free(&c->plot_idx);
 	free(c->pol);
 	free(c->ser);
+	for (i = 0; i < c->nr_path; i++)
+		free(c->path[i]);
+	free(c->path);
 	free(c->name);
+	free(c->key);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -90,6 +94,7 @@ void rp_run_free(struct rp_run *run)
 	case_free(&run->pending);
 	rp_hash_free(&run->case_idx);
 	free(run->cases);
+	free(run->open);
 }
 
 const struct rp_policy *rp_policy_find(const struct rp_case *c,
@@ -299,9 +304,9 @@ struct rp_series *rp_series_find(const struct rp_case *c, const char *key)
 }
 
 const struct rp_case *rp_case_find(const struct rp_run *run,
-				   const char *name)
+				   const char *key)
 {
-	size_t i = rp_hash_get(&run->case_idx, name);
+	size_t i = rp_hash_get(&run->case_idx, key);
 
 	return i == RP_NONE ? NULL : &run->cases[i];
 }
@@ -577,8 +582,41 @@ static char *result_line(const char *l, bool *ok)
 	return strndup(name, end - name);
 }
 
-/* the pending metrics as the case @name, which it takes */
-static void case_add(struct rp_run *run, char *name, bool ok)
+/* @name, a copy, as the next enclosing name of case @c */
+static void path_add(struct rp_case *c, const char *name)
+{
+	c->path = rp_xrealloc(c->path, c->nr_path + 1, sizeof(*c->path));
+	c->path[c->nr_path++] = rp_xstrdup(name);
+}
+
+/*
+ * The result line @name at @depth ends every program deeper than it:
+ * each case still open deeper is one of its, and is open at @depth from
+ * now on. Open runs are kept by depth, so these are the last ones, and
+ * each case gets a name per depth it is under.
+ */
+static void enclose(struct rp_run *run, unsigned int depth, const char *name)
+{
+	size_t i, first = run->nr_cases;
+
+	if (!run->nr_open || run->open[run->nr_open - 1].depth <= depth)
+		return;
+	while (run->nr_open && run->open[run->nr_open - 1].depth > depth)
+		first = run->open[--run->nr_open].first;
+	for (i = first; i < run->nr_cases; i++)
+		path_add(&run->cases[i], name);
+	if (run->nr_open && run->open[run->nr_open - 1].depth == depth)
+		return;
+	if (!depth)
+		return;
+	run->open = rp_grow(run->open, run->nr_open, &run->cap_open,
+			    sizeof(*run->open));
+	run->open[run->nr_open++] = (struct rp_open){ depth, first };
+}
+
+/* the pending metrics as the case @name at @depth, which it takes */
+static void case_add(struct rp_run *run, char *name, unsigned int depth,
+		     bool ok)
 {
 	struct rp_case *c;
 
@@ -586,18 +624,64 @@ static void case_add(struct rp_run *run, char *name, bool ok)
 			     sizeof(*run->cases));
 	c = &run->cases[run->nr_cases];
 	*c = run->pending;
-	c->name = name;
-	c->ok = ok;
 	memset(&run->pending, 0, sizeof(run->pending));
-	if (rp_hash_get(&run->case_idx, name) == RP_NONE)
-		rp_hash_put(&run->case_idx, name, run->nr_cases);
+	c->path = rp_xrealloc(NULL, 1, sizeof(*c->path));
+	c->path[c->nr_path++] = name;
+	c->ok = ok;
+	if (depth && (!run->nr_open ||
+		      run->open[run->nr_open - 1].depth != depth)) {
+		run->open = rp_grow(run->open, run->nr_open, &run->cap_open,
+				    sizeof(*run->open));
+		run->open[run->nr_open++] = (struct rp_open){ depth,
+							      run->nr_cases };
+	}
 	run->nr_cases++;
+}
+
+/* @c's path outermost first, joined by @sep, malloc()ed */
+static char *path_join(const struct rp_case *c, const char *sep)
+{
+	size_t i, len = 1;
+	char *s;
+
+	for (i = 0; i < c->nr_path; i++)
+		len += strlen(c->path[i]) + strlen(sep);
+	s = rp_xrealloc(NULL, len, 1);
+	*s = '\0';
+	for (i = 0; i < c->nr_path; i++) {
+		if (i)
+			strcat(s, sep);
+		strcat(s, c->path[i]);
+	}
+	return s;
+}
+
+/* every case's path outermost first, its name and key, and the index */
+static void paths_done(struct rp_run *run)
+{
+	size_t i, j;
+
+	for (i = 0; i < run->nr_cases; i++) {
+		struct rp_case *c = &run->cases[i];
+
+		for (j = 0; j < c->nr_path / 2; j++) {
+			char *t = c->path[j];
+
+			c->path[j] = c->path[c->nr_path - 1 - j];
+			c->path[c->nr_path - 1 - j] = t;
+		}
+		c->name = path_join(c, RP_PATH_SEP);
+		c->key = path_join(c, "\n");
+		if (rp_hash_get(&run->case_idx, c->key) == RP_NONE)
+			rp_hash_put(&run->case_idx, c->key, i);
+	}
 }
 
 static void read_line(struct rp_run *run, unsigned int line, char *l,
 		      size_t len)
 {
 	const char *tag = NULL;
+	unsigned int depth = 0;
 	json_error_t err;
 	bool ok, nul;
 	json_t *j;
@@ -607,7 +691,7 @@ static void read_line(struct rp_run *run, unsigned int line, char *l,
 		len--;
 	nul = memchr(l, '\0', len);
 	l[strcspn(l, "\r\n")] = '\0';
-	while (!strncmp(l, "# ", 2))
+	for (; !strncmp(l, "# ", 2); depth++)
 		l += 2;
 	if (!strncmp(l, POLICY_TAG, sizeof(POLICY_TAG) - 1))
 		tag = POLICY_TAG;
@@ -615,8 +699,11 @@ static void read_line(struct rp_run *run, unsigned int line, char *l,
 		tag = OBS_TAG;
 	if (!tag) {
 		name = result_line(l, &ok);
-		if (name && (run->pending.nr_pol || run->pending.nr_ser))
-			case_add(run, name, ok);
+		if (!name)
+			return;
+		enclose(run, depth, name);
+		if (run->pending.nr_pol || run->pending.nr_ser)
+			case_add(run, name, depth, ok);
 		else
 			free(name);
 		return;
@@ -677,6 +764,7 @@ int rp_read(struct rp_run *run, FILE *f)
 	free(l);
 	/* metrics with no result line after them: a case of their own */
 	if (run->pending.nr_pol || run->pending.nr_ser)
-		case_add(run, rp_xstrdup("(no result line)"), false);
+		case_add(run, rp_xstrdup("(no result line)"), 0, false);
+	paths_done(run);
 	return err;
 }

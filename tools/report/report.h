@@ -21,6 +21,9 @@
 
 #define RP_NONE	SIZE_MAX	/* no index */
 
+/* between the names of a case's path where a person reads it */
+#define RP_PATH_SEP	" / "
+
 /* an index of strings: open addressing, linear probing, half full at most */
 struct rp_hash {
 	struct rp_hash_slot {
@@ -114,8 +117,16 @@ struct rp_metric {
 	unsigned int line;	/* of its first observation */
 };
 
+/*
+ * A case is its path: the names of the result lines that enclose its own,
+ * from the outermost program to the case, as a nested KTAP run writes
+ * them after it (rp_read() puts each in as it comes).
+ */
 struct rp_case {
-	char *name;		/* from the result line after the metrics */
+	char *name;		/* the path, joined by RP_PATH_SEP */
+	char *key;		/* the path, joined by '\n': its identity */
+	char **path;		/* innermost first while read, then outermost */
+	size_t nr_path;
 	bool ok;
 	struct rp_policy *pol;
 	size_t nr_pol, cap_pol;
@@ -127,12 +138,24 @@ struct rp_case {
 	struct rp_hash pol_idx, metric_idx, ser_idx, plot_idx;
 };
 
+/*
+ * Cases whose enclosing result lines are still to come: runs of cases
+ * from @first to the next run's (or the last case), the innermost
+ * enclosing name of each at depth @depth.
+ */
+struct rp_open {
+	unsigned int depth;
+	size_t first;
+};
+
 struct rp_run {
 	const char *file;	/* for messages */
 	struct rp_case *cases;
 	size_t nr_cases, cap_cases;
-	struct rp_hash case_idx;	/* the first case of a name */
+	struct rp_hash case_idx;	/* the first case of a path */
 	struct rp_case pending;	/* metrics not yet followed by a result */
+	struct rp_open *open;	/* by depth, the outermost first */
+	size_t nr_open, cap_open;
 	unsigned int errors;	/* lines refused, each with a message */
 };
 
@@ -172,9 +195,9 @@ const struct rp_policy *rp_policy_find(const struct rp_case *c,
 				       const char *metric);
 /* the series whose rp_series.key is @key in @c (which may be NULL), or NULL */
 struct rp_series *rp_series_find(const struct rp_case *c, const char *key);
-/* the first case named @name in @run, or NULL */
+/* the first case of @run whose rp_case.key is @key, or NULL */
 const struct rp_case *rp_case_find(const struct rp_run *run,
-				   const char *name);
+				   const char *key);
 /* default policy: summarize total, nothing else */
 const struct rp_policy *rp_policy_default(void);
 

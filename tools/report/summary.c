@@ -316,7 +316,7 @@ struct rp_verdict_info rp_judge(const struct rp_run *base,
 	}
 	if (!compared(s, p, &vi.current))
 		return vi;
-	old = rp_series_find(rp_case_find(base, c->name), s->key);
+	old = rp_series_find(rp_case_find(base, c->key), s->key);
 	if (!old || !compared(old, p, &vi.baseline)) {
 		vi.v = V_NO_BASELINE;
 		return vi;
@@ -484,6 +484,18 @@ static void json_summary(struct jw *w, const struct rp_points *pts,
 	jw_obj_end(w);
 }
 
+/* "path": the names of case @c's path, the outermost first */
+static void json_path(struct jw *w, const struct rp_case *c)
+{
+	size_t i;
+
+	jw_key(w, "path");
+	jw_arr_start(w);
+	for (i = 0; i < c->nr_path; i++)
+		jw_str(w, c->path[i]);
+	jw_arr_end(w);
+}
+
 /*
  * the labels but host (and with @no_queue, but queue) as an object, sorted
  * by key as json.dumps does
@@ -548,6 +560,7 @@ static void json_series(struct jw *w, const struct rp_case *c,
 	jw_str(w, s->metric);
 	jw_key(w, "n");
 	jw_uint(w, pts.nr);
+	json_path(w, c);
 	if (vi->v != V_NONE) {
 		jw_key(w, "regression");
 		json_regression(w, p, vi, bad);
@@ -687,6 +700,7 @@ bool rp_balance_row(const struct rp_run *run, const struct rp_case *c,
 	json_labels(&w, s, true);
 	jw_key(&w, "metric");
 	jw_str(&w, s->metric);
+	json_path(&w, c);
 	jw_key(&w, "result");
 	jw_str(&w, c->ok ? "ok" : "not ok");
 	jw_obj_end(&w);
