@@ -317,6 +317,9 @@ int do_record(int argc, char **argv)
 		       (unsigned long long)s.qstats_skipped);
 	print_no_queues(&r);
 	print_end(&r);
+	record_free(&r);
+	drain_free(&d);
+	fclose(spool);
 
 	if (err)
 		rc = EXIT_ERROR;

@@ -41,5 +41,8 @@ int do_replay(int argc, char **argv)
 		printf("# ksft-perfmon: %llu samples lost between the spooled ones\n",
 		       (unsigned long long)gaps);
 	print_end(&r);
+	record_free(&r);
+	free(host);
+	fclose(f);
 	return gaps ? EXIT_LOST : 0;
 }
