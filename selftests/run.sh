@@ -93,6 +93,7 @@ host_side() {
 	run_ktap samples selftests/host/samples_test
 	run_ktap extend selftests/host/extend_test
 	run_ktap report /usr/bin/python3 selftests/host/report_test.py
+	run_ktap replay /usr/bin/python3 selftests/host/replay_test.py
 	step fuzz.samples_libfuzzer_60s fuzz_samples
 	# Documentation/ with Sphinx, warnings being errors; make install into a
 	# DESTDIR, its man pages and completion checked against --help; DKMS

@@ -61,7 +61,49 @@ void spool_start(FILE *f, const struct session *s, uint32_t metrics,
 		die("cannot write the spool: %s", strerror(errno));
 }
 
-/* the head of spool @f, its host label malloc()ed into *@host */
+/*
+ * A spool's bytes are not trusted as a bool: a byte other than 0 or 1 is
+ * no value of one, and loading it is undefined. The byte is read as a
+ * byte, and nonsense is refused, naming @what.
+ */
+static void check_bool(const bool *b, const char *what)
+{
+	unsigned char c;
+
+	memcpy(&c, b, sizeof(c));
+	if (c > 1)
+		die("cannot read the spool back: %s is neither true nor false (%u)",
+		    what, c);
+}
+
+#define CHECK_BOOL(p, f)	check_bool(&(p)->f, #f)
+
+/* the bools of sample @smp of session @s, as read from a spool */
+static void check_sample(const struct session *s, const struct sample *smp)
+{
+	uint32_t i;
+
+	for (i = 0; i < s->cpus; i++) {
+		CHECK_BOOL(&smp->cpu[i], present);
+		CHECK_BOOL(&smp->cpu[i], online);
+	}
+	for (i = 0; i < smp->ndevs; i++) {
+		CHECK_BOOL(&smp->dev[i], present);
+		CHECK_BOOL(&smp->dev[i], gone);
+	}
+	for (i = 0; smp->q && i < s->ndevs; i++) {
+		CHECK_BOOL(&smp->q[i], read);
+		CHECK_BOOL(&smp->q[i], skipped);
+		CHECK_BOOL(&smp->q[i], over_budget);
+		CHECK_BOOL(&smp->q[i], mapped);
+		CHECK_BOOL(&smp->q[i], map_skipped);
+	}
+}
+
+/*
+ * The head of spool @f, its host label malloc()ed into *@host: a label
+ * as --host takes it, 1 to LABEL_MAX bytes of UTF-8.
+ */
 void spool_read_head(FILE *f, const char *path,
 		     struct spool_head *h, char **host)
 {
@@ -78,12 +120,17 @@ void spool_read_head(FILE *f, const char *path,
 	    (h->metrics & M_QUEUE && !h->s.queues) ||
 	    h->s.ndevs > KSFT_PERFMON_DEVS_MAX || !h->s.cpus ||
 	    h->s.cpus > 65536 || !h->host_len || h->host_len > 1024 ||
-	    h->metrics & ~(M_CPU_NET | M_QUEUE) ||
-	    (h->metrics & M_CPU_NET && !h->s.cpu_net))
+	    h->metrics & ~(M_CPU_NET | M_QUEUE))
+		die("%s: a spool of another build of " PROG, path);
+	check_bool(&h->s.cpu_net, "cpu_net");
+	if (h->metrics & M_CPU_NET && !h->s.cpu_net)
 		die("%s: a spool of another build of " PROG, path);
 	*host = calloc(1, h->host_len + 1);
 	if (!*host || fread(*host, 1, h->host_len, f) != h->host_len)
 		die("%s: the spool ends in its head", path);
+	if (memchr(*host, '\0', h->host_len))
+		die("the host label of the spool: a NUL byte");
+	parse_label("the host label of the spool", *host);
 }
 
 static bool spool_io(void *p, size_t size, size_t n, FILE *f, bool write)
@@ -130,7 +177,8 @@ void spool_sample(struct drain *d, const struct sample *smp)
 static bool unspool(FILE *f, struct record *r, const struct session *s,
 		    uint64_t *gaps, bool partial)
 {
-	uint64_t next = 0;
+	bool have_prev = false;
+	uint64_t prev = 0;
 	struct sample smp;
 	size_t n;
 
@@ -149,14 +197,20 @@ static bool unspool(FILE *f, struct record *r, const struct session *s,
 			sample_free(&smp);
 			return true;
 		}
-		/* a spool of other sizes than its head says reads as nonsense */
-		if (smp.seq < next)
-			die("cannot read a spooled sample back: seq %llu after %llu",
+		check_sample(s, &smp);
+		/*
+		 * A spool of other sizes than its head says reads as
+		 * nonsense. The gap is from the sample before (from 0 for
+		 * the first), so a sequence number of 2^64 - 1 does not wrap
+		 * the count.
+		 */
+		if (have_prev && smp.seq <= prev)
+			die("cannot read the spool back: seq %llu after %llu, which does not increase",
 			    (unsigned long long)smp.seq,
-			    (unsigned long long)next - 1);
-		if (smp.seq > next)
-			*gaps += smp.seq - next;
-		next = smp.seq + 1;
+			    (unsigned long long)prev);
+		*gaps += have_prev ? smp.seq - prev - 1 : smp.seq;
+		prev = smp.seq;
+		have_prev = true;
 		if (r)
 			record_add(r, &smp, s->ndevs);
 		else
