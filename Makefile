@@ -3,6 +3,7 @@
 # make run     set up, boot a kernel, sample a workload on two endpoints
 # make test    the whole suite, in QEMU
 # make         build the module against $(KDIR) and the tools
+# make tools-sanitized  the tools with ASan, and with UBSan, in build/
 # make check   checkpatch --strict, sparse, generated files match the spec
 # make docs    HTML and man pages into build/docs (Sphinx; warnings fail)
 # make install the tools, man pages, YNL spec, bash completion
@@ -24,8 +25,8 @@ TOOL_LIBS = $(shell pkg-config --libs libnl-genl-3.0) -lm
 
 TOOLS = tools/ksft-perfmon-nl tools/ksft-perfmon-report
 
-.PHONY: all module tools selftests deps run test check check-generated \
-	checkpatch sparse regen clean fuzz docs install bench
+.PHONY: all module tools tools-sanitized selftests deps run test check \
+	check-generated checkpatch sparse regen clean fuzz docs install bench
 
 PREFIX ?= /usr/local
 DESTDIR ?=
@@ -44,6 +45,17 @@ LIBKPM_DEPS = $(LIBKPM) $(wildcard tools/lib/*.h) uapi/linux/ksft_perfmon.h
 
 # tools/Makefile knows their dependencies; one make of it at a time
 $(TOOLS) $(LIBKPM): tools
+
+# the tools with AddressSanitizer (and LeakSanitizer) into build/asan,
+# with UBSan into build/ubsan, every report fatal: make test runs the
+# host tests of report and replay on both. Two builds, as UBSan built
+# with ASan reports to stderr whatever its log_path, where a test that
+# expects a message there may not look.
+tools-sanitized:
+	$(MAKE) -C tools O=$(CURDIR)/build/asan \
+		EXTRA_CFLAGS="-fsanitize=address -fno-omit-frame-pointer"
+	$(MAKE) -C tools O=$(CURDIR)/build/ubsan \
+		EXTRA_CFLAGS="-fsanitize=undefined -fno-sanitize-recover=all"
 
 # the C tests and helpers of selftests/, which link libkpm.a
 selftests: tools

@@ -81,6 +81,29 @@ kbuild_refuses_32_bit() {
 		make -s -C "$kdir" M="$top/$dir" clean
 }
 
+# a host test of report and replay on each build of make tools-sanitized
+# (ASan with LeakSanitizer; UBSan): its results, and no sanitizer report,
+# each of which goes to a file of its own
+sanitized() {	# TEST
+	local san log rc=0
+
+	for san in asan ubsan; do
+		log=$top/build/$san/log
+		rm -rf "$log" && mkdir -p "$log" || return
+		echo "# $san"
+		KPM_TOOLS=$top/build/$san KPM_SANITIZED=1 \
+			ASAN_OPTIONS=log_path=$log/report \
+			UBSAN_OPTIONS=log_path=$log/report:print_stacktrace=1 \
+			/usr/bin/python3 "$1" | grep -v '^ok '
+		[ "${PIPESTATUS[0]}" -eq 0 ] || rc=1
+		if [ -n "$(ls -A "$log")" ]; then
+			cat "$log"/* | head -200
+			rc=1
+		fi
+	done
+	return $rc
+}
+
 # the host-side checks
 host_side() {
 	local t0=$SECONDS
@@ -94,6 +117,9 @@ host_side() {
 	run_ktap extend selftests/host/extend_test
 	run_ktap report /usr/bin/python3 selftests/host/report_test.py
 	run_ktap replay /usr/bin/python3 selftests/host/replay_test.py
+	step sanitize.build make -s tools-sanitized
+	step sanitize.report_test sanitized selftests/host/report_test.py
+	step sanitize.replay_test sanitized selftests/host/replay_test.py
 	step fuzz.samples_libfuzzer_60s fuzz_samples
 	# Documentation/ with Sphinx, warnings being errors; make install into a
 	# DESTDIR, its man pages and completion checked against --help; DKMS
