@@ -1153,6 +1153,33 @@ def balances_linear(t):
             f'instructions {counts}: not in proportion to the series')
 
 
+def openmetrics_linear(t):
+    """--openmetrics costs in proportion to the values: twice the labels
+    of a line, or twice the observations and the width of the widest,
+    about twice the instructions (each label against every other, and
+    each column against every observation, were 4 times)"""
+    if SANITIZED:
+        return 'SKIP: valgrind does not run a sanitizer build'
+    shapes = {
+        'labels': lambda n: [obs('m', 1.0, 1, **{f'l{i}': i
+                                                 for i in range(n)})],
+        'columns': lambda n: [obs('c', 0.0, [1.0] * n)] +
+        [obs('c', float(i + 1), [1.0]) for i in range(n)],
+    }
+    for what, lines in shapes.items():
+        counts = []
+        for n in (4000, 8000):
+            with tempfile.TemporaryDirectory() as d:
+                path = write_run(d, lines(n) + ['ok 1 c'])
+                counts.append(instructions([TOOL, '--openmetrics',
+                                            os.path.join(d, 'om'),
+                                            '--start', '1000', path]))
+        t.check(None not in counts and counts[1] / counts[0] < 2.5,
+                f'{what}: instructions {counts}: not in proportion')
+        print(f'# {what}: {counts[1] / counts[0]:.2f}x the instructions '
+              'for twice the input')
+
+
 def openmetrics_written(t):
     lines = [policy('cpu.time.sys', transform='rate',
                     aggregation='busy-core-equivalents', summarize='p90'),
@@ -1308,7 +1335,7 @@ TESTS = [rate_over_counter_reset, busy_cores_with_rate,
          input_errors, svg_only_regular_files, svg_at_the_edges,
          metric_time_base_and_labels,
          line_endings, names_to_the_terminal, clock_at_the_answer,
-         openmetrics_balance_of_refused, balances_linear,
+         openmetrics_balance_of_refused, balances_linear, openmetrics_linear,
          labels_key_series, mixed_shapes_refused, many_names, queue_balance,
          wide_arrays_bounded, json_true_values, svg_names_and_text,
          per_cpu_regression_not_judged, percentiles_as_numpy,

@@ -198,6 +198,11 @@ om_refuse(struct om *om, const struct rp_case *c, const char *metric,
 	om->failed = true;
 }
 
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
 /*
  * The labels of series @s of case @c but cpu, metric and stat (and with
  * @no_queue, queue), comma separated, malloc()ed; NULL, with a message,
@@ -207,17 +212,20 @@ static char *om_labels(struct om *om, const struct rp_case *c,
 		       const struct rp_series *s, bool no_queue)
 {
 	char **names = rp_xrealloc(NULL, s->nr_labels + 1, sizeof(char *));
+	char **sorted = rp_xrealloc(NULL, s->nr_labels + 1, sizeof(char *));
 	const char *why = NULL;
-	size_t i, j, len;
+	size_t i, len;
 	char *text;
 	FILE *f;
 
 	for (i = 0; i < s->nr_labels; i++)
-		names[i] = om_label_name(s->labels[i].key);
-	for (i = 0; i < s->nr_labels && !why; i++)
-		for (j = 0; j < i && !why; j++)
-			if (!strcmp(names[i], names[j]))
-				why = "two labels would have one name";
+		sorted[i] = names[i] = om_label_name(s->labels[i].key);
+	/* sorted, two of one name are neighbours */
+	qsort(sorted, s->nr_labels, sizeof(*sorted), cmp_str);
+	for (i = 1; i < s->nr_labels && !why; i++)
+		if (!strcmp(sorted[i - 1], sorted[i]))
+			why = "two labels would have one name";
+	free(sorted);
 	f = rp_xmemstream(&text, &len);
 	if (om->o->run_id && om_label(f, "run", om->o->run_id))
 		fputc(',', f);
@@ -278,17 +286,20 @@ static int cmp_obs_time(const void *a, const void *b)
 	return (x > y) - (x < y);	/* as recorded */
 }
 
-/* one series' observations, column @col of each, in time order */
+/*
+ * One series' samples of column @col, in time order: of @obs, those in
+ * the list @next holds from @next[@nr] on (each has the column).
+ */
 static void om_samples(struct om *om, const char *name, const char *labels,
 		       const struct rp_series *s, const struct rp_obs **obs,
-		       size_t col)
+		       const size_t *next, size_t nr, size_t col)
 {
 	long long ms, last = LLONG_MIN;
 	char ts[32];
 	size_t i;
 
-	for (i = 0; i < s->nr_obs; i++) {
-		if (col >= obs[i]->n || isnan(obs[i]->v[col]))
+	for (i = next[nr]; i != nr; i = next[i]) {
+		if (isnan(obs[i]->v[col]))
 			continue;
 		ms = om_time(om, obs[i]->time, ts, sizeof(ts));
 		if (ms <= last) {
@@ -324,11 +335,67 @@ static void om_header(FILE *f, const char *name, const char *type,
 	fputs(".\n", f);
 }
 
+/* an observation by its width: n, and i in time order */
+struct om_width {
+	size_t n, i;
+};
+
+static int cmp_width(const void *a, const void *b)
+{
+	const struct om_width *x = a, *y = b;
+
+	return (x->n > y->n) - (x->n < y->n);
+}
+
+/*
+ * The samples of series @s, a column (a CPU) after another, each in time
+ * order. The observations that have a column are kept in a list in time
+ * order, from which each leaves after its last column: the work is in
+ * proportion to the values, not to the columns times the observations.
+ */
+static void om_series(struct om *om, const char *name, const char *labels,
+		      const struct rp_series *s)
+{
+	size_t i, k, col, nr = s->nr_obs, width = 0;
+	const struct rp_obs **obs;
+	struct om_width *by_n;
+	size_t *next, *prev;
+
+	obs = rp_xrealloc(NULL, nr, sizeof(*obs));
+	next = rp_xrealloc(NULL, nr + 1, sizeof(*next));
+	prev = rp_xrealloc(NULL, nr + 1, sizeof(*prev));
+	by_n = rp_xrealloc(NULL, nr, sizeof(*by_n));
+	for (i = 0; i < nr; i++) {
+		obs[i] = &s->obs[i];
+		width = s->obs[i].n > width ? s->obs[i].n : width;
+	}
+	qsort(obs, nr, sizeof(*obs), cmp_obs_time);
+	/* a circular list through @nr, its head, in time order */
+	for (i = 0; i <= nr; i++) {
+		next[i] = i == nr ? 0 : i + 1;
+		prev[i] = i == 0 ? nr : i - 1;
+		if (i < nr)
+			by_n[i] = (struct om_width){ obs[i]->n, i };
+	}
+	qsort(by_n, nr, sizeof(*by_n), cmp_width);
+	for (col = 0, k = 0; col < width; col++) {
+		for (; k < nr && by_n[k].n <= col; k++) {
+			i = by_n[k].i;
+			next[prev[i]] = next[i];
+			prev[next[i]] = prev[i];
+		}
+		om_samples(om, name, labels, s, obs, next, nr, col);
+	}
+	free(by_n);
+	free(prev);
+	free(next);
+	free(obs);
+}
+
 static void om_family_write(struct om *om, const struct om_family *fam)
 {
 	const struct rp_run *run = om->run;
-	const struct rp_obs **obs;
-	size_t i, j, width;
+	size_t i;
 	char *sample;
 
 	om_header(om->f, fam->name, fam->counter ? "counter" : "gauge",
@@ -339,16 +406,7 @@ static void om_family_write(struct om *om, const struct om_family *fam)
 		const struct rp_case *c = &run->cases[fam->m[i].c];
 		const struct rp_series *s = &c->ser[fam->m[i].s];
 
-		obs = rp_xrealloc(NULL, s->nr_obs, sizeof(*obs));
-		width = 1;
-		for (j = 0; j < s->nr_obs; j++) {
-			obs[j] = &s->obs[j];
-			width = s->obs[j].n > width ? s->obs[j].n : width;
-		}
-		qsort(obs, s->nr_obs, sizeof(*obs), cmp_obs_time);
-		for (j = 0; j < width; j++)
-			om_samples(om, sample, fam->m[i].labels, s, obs, j);
-		free(obs);
+		om_series(om, sample, fam->m[i].labels, s);
 	}
 	free(sample);
 }
@@ -394,8 +452,8 @@ static void om_summaries(struct om *om)
 	const struct rp_policy *p;
 	size_t i, j, k, col, nr;
 	enum rp_stat stat;
+	double v, last;
 	bool cpu;
-	double v;
 
 	om_header(om->f, OM_SUMMARY, "gauge", NULL,
 		  "A series' summary, as ksft-perfmon-report computes it", NULL);
@@ -412,6 +470,7 @@ static void om_summaries(struct om *om)
 			nr = p->summarize == RP_DISTRIBUTION && pts.nr > 1 ?
 			     4 : 1;
 			cpu = s->per_cpu && !p->busy_cores;
+			last = om_last_time(s);
 			for (col = 0; col < pts.width; col++) {
 				for (k = 0; k < nr; k++) {
 					stat = nr == 4 ? dist[k] :
@@ -422,7 +481,7 @@ static void om_summaries(struct om *om)
 					om_gauge(om, OM_SUMMARY, m->labels,
 						 s->metric, rp_stat_names[stat],
 						 cpu ? (long long)col : -1, v,
-						 om_last_time(s));
+						 last);
 				}
 			}
 			rp_points_free(&pts);
