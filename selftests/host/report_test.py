@@ -334,6 +334,40 @@ def case_is_its_path(t):
             f'exit {rc}: {cases} {err} {text}')
 
 
+def table_as_policies_show(t):
+    """the table shows a value as its policy says: times display_scale,
+    in display_label (or the scale, without one), four significant
+    digits below 10,000 and three with an SI prefix above, the verdict's
+    numbers too; --json keeps the numbers as computed"""
+    reg = dict(better='higher', compare='max', relative_tolerance=0.1)
+    lines = [policy('cpu', display_scale=100.0, summarize='max',
+                    display_label='Percent of one CPU'),
+             policy('bps', summarize='max', regression=reg,
+                    display_label='Bits per second'),
+             policy('frac', display_scale=1000.0, summarize='max'),
+             obs('cpu', 1.0, 1.35241), obs('bps', 1.0, 9.4126e9),
+             obs('frac', 1.0, 0.0123456), obs('raw', 1.0, 123456789),
+             'ok 1 c']
+    base = [x.replace('9412600000', '8000000000') for x in lines]
+    with tempfile.TemporaryDirectory() as d:
+        p = subprocess.run([TOOL, '--baseline', write_run(d, base, 'b'),
+                            write_run(d, lines)], text=True,
+                           capture_output=True)
+    rows = {x.split()[0]: x for x in p.stdout.splitlines()
+            if x.startswith('  ') and not x.startswith('   ')}
+    want = {'cpu': ' 135.2  Percent of one CPU',
+            'bps': ' 9.41G  Bits per second', 'frac': ' 12.35  (x1000)',
+            'raw': ' 123M'}
+    for m, end in want.items():
+        t.check(rows.get(m, '').endswith(end),
+                f'{m}: {rows.get(m)!r}, want it to end in {end!r}')
+    t.check('    max 9.41G against 8G (+17.66%, allowed 800M, higher is '
+            'better): improved' in p.stdout, p.stdout)
+    rc, _, _, js = run(lines)
+    t.check(rc == 0 and row(js, 'cpu')['value'] == 1.35241 and
+            row(js, 'bps')['value'] == 9.4126e9, f'{js}')
+
+
 def malformed_lines_named(t):
     """each bad line is named with its reason, and the rest is read"""
     good = [obs('m', float(i), i) for i in range(4)]
@@ -1331,6 +1365,7 @@ def openmetrics_refused(t):
 TESTS = [rate_over_counter_reset, busy_cores_with_rate,
          busy_cores_without_transform, percentiles_short_series,
          per_cpu_without_aggregation, cases_hosts_and_depth, case_is_its_path,
+         table_as_policies_show,
          malformed_lines_named, baseline_verdicts, svg_plots, output_errors,
          input_errors, svg_only_regular_files, svg_at_the_edges,
          metric_time_base_and_labels,

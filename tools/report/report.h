@@ -50,6 +50,14 @@ void rp_hash_free(struct rp_hash *h);
 const char *rp_esc(const char *s);
 
 /*
+ * @v for a person to read, into @buf: four significant digits below
+ * 10,000 (135.2, 0.01235), three and an SI prefix from there (12.3k,
+ * 9.41G, up to E); @buf.
+ */
+#define RP_FMT_LEN	32
+const char *rp_fmt(double v, char *buf, size_t len);
+
+/*
  * realloc(), strdup(), open_memstream() and an array that grows by
  * doubling; abort on ENOMEM
  */

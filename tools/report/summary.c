@@ -333,33 +333,44 @@ struct rp_verdict_info rp_judge(const struct rp_run *base,
 /* distribution: last for one point, else p50, p90, p99 and max */
 static const enum rp_stat dist_stats[] = { RP_P50, RP_P90, RP_P99, RP_MAX };
 
+/* @stat of column @col, as display_scale shows it, for a person */
 static void print_stat(const struct rp_points *pts, size_t col,
-		       enum rp_stat stat)
+		       enum rp_stat stat, double scale)
 {
+	char buf[RP_FMT_LEN];
 	double v;
 
 	if (rp_stat(pts, col, stat, &v))
-		printf(" %.6g", v);
+		printf(" %s", rp_fmt(v * scale, buf, sizeof(buf)));
 	else
 		printf(" -");
 }
 
 static void print_column(const struct rp_points *pts, size_t col,
-			 enum rp_stat sum)
+			 enum rp_stat sum, double scale)
 {
 	size_t i;
 
 	if (sum != RP_DISTRIBUTION) {
-		print_stat(pts, col, sum);
+		print_stat(pts, col, sum, scale);
 	} else if (pts->nr == 1) {
 		printf(" last");
-		print_stat(pts, col, RP_LAST);
+		print_stat(pts, col, RP_LAST, scale);
 	} else {
 		for (i = 0; i < ARRAY_SIZE(dist_stats); i++) {
 			printf(" %s", rp_stat_names[dist_stats[i]]);
-			print_stat(pts, col, dist_stats[i]);
+			print_stat(pts, col, dist_stats[i], scale);
 		}
 	}
+}
+
+/* what a value of @p is in: display_label, or its scale without one */
+static void print_unit(const struct rp_policy *p)
+{
+	if (p->label)
+		printf("  %s", rp_esc(p->label));
+	else if (p->scale != 1)
+		printf("  (x%g)", p->scale);
 }
 
 /* @v, a label's value, as json.dumps writes it */
@@ -412,6 +423,7 @@ void rp_table_row(const struct rp_case *c, const struct rp_series *s,
 {
 	const struct rp_policy *p = rp_policy_of(c, s);
 	char *name = rp_series_name(s, false);
+	char buf[RP_FMT_LEN];
 	struct rp_points pts;
 	size_t col;
 
@@ -422,20 +434,26 @@ void rp_table_row(const struct rp_case *c, const struct rp_series *s,
 	for (col = 0; col < pts.width; col++) {
 		if (pts.width > 1)
 			printf("%scpu%zu", col ? " " : "", col);
-		print_column(&pts, col, p->summarize);
+		print_column(&pts, col, p->summarize, p->scale);
 	}
+	print_unit(p);
 	putchar('\n');
-	if (vi->v == V_NO_BASELINE || vi->v == V_PER_CPU)
+	if (vi->v == V_NO_BASELINE || vi->v == V_PER_CPU) {
 		printf("    %s %s: %s\n", rp_stat_names[p->compare],
 		       p->higher_is_better ? "(higher is better)" :
 		       "(lower is better)", verdict_names[vi->v]);
-	else if (vi->v != V_NONE)
-		printf("    %s %.6g against %.6g (%+.2f%%, allowed %.6g, %s is better): %s\n",
-		       rp_stat_names[p->compare], vi->current, vi->baseline,
+	} else if (vi->v != V_NONE) {
+		printf("    %s %s against ", rp_stat_names[p->compare],
+		       rp_fmt(vi->current * p->scale, buf, sizeof(buf)));
+		printf("%s (%+.2f%%, ",
+		       rp_fmt(vi->baseline * p->scale, buf, sizeof(buf)),
 		       vi->baseline ? 100 * (vi->current - vi->baseline) /
-				      fabs(vi->baseline) : 0.0,
-		       vi->allowance, p->higher_is_better ? "higher" : "lower",
+				      fabs(vi->baseline) : 0.0);
+		printf("allowed %s, %s is better): %s\n",
+		       rp_fmt(vi->allowance * p->scale, buf, sizeof(buf)),
+		       p->higher_is_better ? "higher" : "lower",
 		       verdict_names[vi->v]);
+	}
 	rp_points_free(&pts);
 	free(name);
 }
@@ -670,10 +688,11 @@ bool rp_balance_row(const struct rp_run *run, const struct rp_case *c,
 	FILE *f;
 
 	if (!json) {
-		printf("  balance of %s (%s): %zu queues, total %.6g, cv %.4g, max/mean %.4g\n",
+		char buf[RP_FMT_LEN];
+
+		printf("  balance of %s (%s): %zu queues, total %s, cv %.4g, max/mean %.4g\n",
 		       rp_esc(name), *s->host ? rp_esc(s->host) : "-", b->nr,
-		       b->total, b->cv,
-		       b->max_mean);
+		       rp_fmt(b->total, buf, sizeof(buf)), b->cv, b->max_mean);
 		free(name);
 		return true;
 	}

@@ -5,7 +5,9 @@
  * strings (report.h), and names escaped for a terminal.
  */
 
+#include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -148,4 +150,26 @@ const char *rp_esc(const char *s)
 	if (fclose(f))
 		abort();
 	return *buf;
+}
+
+const char *rp_fmt(double v, char *buf, size_t len)
+{
+	static const char prefix[] = "kMGTPE";
+	double a = fabs(v), m = v;
+	size_t i = 0;
+
+	if (!isfinite(v) || a < 10000) {
+		snprintf(buf, len, "%.4g", v);
+		return buf;
+	}
+	/* from 999.5 on, %.3g would write 1e+03 */
+	for (; a >= 999.5 && i < sizeof(prefix) - 1; i++) {
+		a /= 1000;
+		m /= 1000;
+	}
+	if (a >= 999.5)
+		snprintf(buf, len, "%.3g", v);
+	else
+		snprintf(buf, len, "%.3g%c", m, prefix[i - 1]);
+	return buf;
 }
