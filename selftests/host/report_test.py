@@ -484,6 +484,84 @@ def svg_plots(t):
     t.check(len(cells) == want, f'{len(cells)} cells, want {want}')
 
 
+def svg_readable(t):
+    """plots a person reads at a glance: ticks at round numbers (1, 2 or
+    5 times a power of ten apart, an SI prefix for large values), both
+    axes named (time in s; display_label), a heat map with a color scale
+    of its own ticks and name, and at 64 CPUs rows numbered no closer
+    than 10 pixels, at 1 CPU a row as tall as its name"""
+    ns = '{http://www.w3.org/2000/svg}'
+    lab = 'Percent of one CPU'
+    lines = [policy('cpu', aggregation='busy-core-equivalents',
+                    display_label=lab, display_scale=100.0,
+                    display_range={'min': 0.0, 'max': 100.0},
+                    summarize='p90', transform='rate'),
+             policy('bits', display_label='Bits per second',
+                    summarize='p90', transform='rate')]
+    for n, case in ((1, 'one'), (64, 'many')):
+        lines += lines[:2] if n > 1 else []
+        lines += [obs('cpu', i * 0.1, [i * 0.05 * (c % 3) for c in range(n)])
+                  for i in range(61)]
+        lines += [obs('bits', i * 0.1, int((i * 0.1) ** 2 * 2e8))
+                  for i in range(61)]
+        lines += [f'ok {n} {case}']
+
+    def texts(root, cls):
+        return [x.text for x in root.iter(f'{ns}text')
+                if x.get('class') == cls]
+
+    def round_apart(ticks):
+        vals = [float(x[:-1]) * {'k': 1e3, 'M': 1e6, 'G': 1e9}[x[-1]]
+                if x[-1] in 'kMG' else float(x) for x in ticks]
+        steps = {round(b - a, 9) for a, b in zip(vals, vals[1:])}
+        if len(vals) < 2 or len(steps) != 1 or min(steps) <= 0:
+            return False
+        step = steps.pop()
+        mant = step / 10 ** math.floor(math.log10(step))
+        return any(math.isclose(mant, m) for m in (1, 2, 5)) and \
+            all(math.isclose(v / step, round(v / step), abs_tol=1e-9)
+                for v in vals)
+
+    with tempfile.TemporaryDirectory() as d:
+        rc, _, err, _ = run(lines, '--svg', d)
+        t.check(rc == 0, f'exit {rc}: {err}')
+        try:
+            plots = {f: ET.parse(os.path.join(d, f)).getroot()
+                     for f in os.listdir(d)}
+        except ET.ParseError as e:
+            t.check(False, f'{e}')
+            return
+    bits = plots.get('1-bits.svg')
+    if t.check(bits is not None, f'{sorted(plots)}'):
+        tv, tt = texts(bits, 'tick-v'), texts(bits, 'tick-t')
+        t.check(round_apart(tv) and any(x.endswith('G') for x in tv),
+                f'value ticks {tv}')
+        t.check(round_apart(tt), f'time ticks {tt}')
+        t.check(texts(bits, 'axis') == ['time (s)', 'Bits per second'],
+                f'axes {texts(bits, "axis")}')
+    for name, cpus in (('1-cpu.svg', 1), ('2-cpu.svg', 64)):
+        heat = plots.get(name)
+        if not t.check(heat is not None, f'{name}: {sorted(plots)}'):
+            continue
+        tc = texts(heat, 'tick-c')
+        t.check(tc == ['0', '20', '40', '60', '80', '100'],
+                f'{name}: color scale ticks {tc}')
+        t.check(lab in texts(heat, 'axis') and
+                'time (s)' in texts(heat, 'axis'),
+                f'{name}: axes {texts(heat, "axis")}')
+        t.check(any(r.get('class') == 'scale'
+                    for r in heat.iter(f'{ns}rect')), f'{name}: no scale')
+        ys = [float(x.get('y')) for x in heat.iter(f'{ns}text')
+              if x.get('class') == 'cpu']
+        t.check(ys and ys[0] >= 0 and
+                all(b - a >= 10 for a, b in zip(ys, ys[1:])),
+                f'{name}: CPU numbers at {ys[:8]}')
+        cells = [float(r.get('height')) for r in heat.iter(f'{ns}rect')
+                 if r.get('class') == 'cell']
+        t.check(cells and (cpus > 1 or min(cells) >= 30),
+                f'{name}: rows {set(cells)} px high at {cpus} CPUs')
+
+
 def svg_at_the_edges(t):
     """a plot of values or times at the edges of a double has a number
     wherever it has a coordinate: a flat series at 2e16 (where a double's
@@ -974,12 +1052,12 @@ def svg_names_and_text(t):
     for name, metric in names.items():
         if name in plots and metric:
             title = plots[name].find(f'{ns}text').text
-            t.check(title == f'{metric} (x{esc(ctl)}), time in s',
+            t.check(title == f'{metric} (x{esc(ctl)})',
                     f'{name}: {title!r}')
     lab = plots.get(f'1-m{safe},lab={safe}.svg')
     if lab is not None:
         title = lab.find(f'{ns}text').text
-        want = f'm{esc(ctl)}{{lab={dumps(ctl)}}} (x{esc(ctl)}), time in s'
+        want = f'm{esc(ctl)}{{lab={dumps(ctl)}}} (x{esc(ctl)})'
         t.check(title == want, f'{title!r} != {want!r}')
     # 4095 bytes, as PATH_MAX allows: the plots are written in it
     with tempfile.TemporaryDirectory() as d:
@@ -1366,7 +1444,8 @@ TESTS = [rate_over_counter_reset, busy_cores_with_rate,
          busy_cores_without_transform, percentiles_short_series,
          per_cpu_without_aggregation, cases_hosts_and_depth, case_is_its_path,
          table_as_policies_show,
-         malformed_lines_named, baseline_verdicts, svg_plots, output_errors,
+         malformed_lines_named, baseline_verdicts, svg_plots, svg_readable,
+         output_errors,
          input_errors, svg_only_regular_files, svg_at_the_edges,
          metric_time_base_and_labels,
          line_endings, names_to_the_terminal, clock_at_the_answer,

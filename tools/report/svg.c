@@ -105,24 +105,27 @@ static double svg_at(double x, double lo, double hi)
 }
 
 /*
- * A range a double tells apart from a point: around a single value, a
- * millionth of it (at least 0.5) either side, so that a flat series at
- * 2e16, where a double's step is 4, is a line in the middle.
+ * A range a person tells apart from a point: around a value, or values
+ * within a millionth of each other (a flat rate, less a division's
+ * rounding), a millionth of it (at least 0.5) either side, so that a
+ * flat series at 2e16, where a double's step is 4, is a line in the
+ * middle and its ticks are round.
  */
 static void svg_widen(double *lo, double *hi)
 {
-	double d = fmax(0.5, fabs(*lo) * 1e-6);
+	double mid = *lo / 2 + *hi / 2;
+	double d = fmax(0.5, fabs(mid) * 1e-6);
 
-	if (*hi > *lo)
+	if (*hi - *lo > d)
 		return;
-	*hi = *lo + d;
-	*lo -= d;
+	*lo = mid - d;
+	*hi = mid + d;
 	if (!isfinite(*hi)) {
-		*hi = *lo + d;
-		*lo -= d;
+		*hi = mid;
+		*lo = mid - 2 * d;
 	} else if (!isfinite(*lo)) {
-		*lo = *hi - d;
-		*hi += d;
+		*lo = mid;
+		*hi = mid + 2 * d;
 	}
 }
 
@@ -169,30 +172,120 @@ static double svg_x(const struct svg_range *r, double t)
 	       (SVG_W - SVG_LEFT - SVG_RIGHT);
 }
 
-static void svg_axes(FILE *f, const struct svg_range *r, double y0,
-		     double h, bool values, const char *label)
+/* at most this many ticks on an axis, at round numbers */
+#define SVG_TICKS	8
+
+/*
+ * Ticks from @lo to @hi at a round step (1, 2 or 5 times a power of 10)
+ * of about a quarter of the range, into @t; how many, and the step in
+ * *@step. Where no such step is a double that tells ticks apart (ranges
+ * at a double's edges), five evenly spaced ones and a step of 0.
+ */
+static int svg_ticks(double lo, double hi, double *t, double *step)
 {
-	int i;
+	double raw = (hi - lo) / 4, mag, first;
+	int n = 0;
+
+	mag = pow(10, floor(log10(raw)));
+	*step = raw / mag < 1.5 ? mag : raw / mag < 3 ? 2 * mag :
+		raw / mag < 7 ? 5 * mag : 10 * mag;
+	first = ceil(lo / *step) * *step;
+	if (isfinite(*step) && *step > 0 && isfinite(first) &&
+	    first + *step > first)
+		for (; n < SVG_TICKS; n++) {
+			t[n] = first + n * *step;
+			if (t[n] > hi + *step * 1e-9)
+				break;
+		}
+	if (n >= 2)
+		return n;
+	for (n = 0; n <= 4; n++)
+		t[n] = svg_at(n / 4.0, lo, hi);
+	*step = 0;
+	return n;
+}
+
+/*
+ * Tick @v of an axis whose ticks are @step apart and reach @max in
+ * magnitude: as many decimals as the step has, with an SI prefix from
+ * 10,000 on (20, 0.5, 2500, 25k, 1.5G)
+ */
+static void svg_tick_text(FILE *f, double v, double step, double max)
+{
+	static const char prefix[] = " kMGTPE";
+	double div = 1;
+	int i = 0, dec;
+
+	for (; max >= 10000 && max / div >= 999.5 && i < 6; i++)
+		div *= 1000;
+	dec = step > 0 ? (int)-floor(log10(step / div) + 1e-9) : 99;
+	if (dec < 0)
+		dec = 0;
+	if (fabs(v) < step / 2)
+		fputc('0', f);
+	else if (!step)
+		fprintf(f, "%.4g", v);
+	else if (dec > 9 || max / div >= 999.5 * (i ? 1 : 10))
+		/* the digits that tell ticks a step apart */
+		fprintf(f, "%.*g", (int)fmin(17, ceil(log10(max / step)) + 1),
+			v);
+	else if (i)
+		fprintf(f, "%.*f%c", dec, v / div, prefix[i]);
+	else
+		fprintf(f, "%.*f", dec, v);
+}
+
+/* a value axis's name: display_label, else what the policy made of it */
+static void svg_value_name(FILE *f, const struct rp_policy *p)
+{
+	if (p->label)
+		svg_text(f, p->label);
+	else
+		fprintf(f, "%s%s", p->rate ? "per second" : "value",
+			p->scale != 1 ? " (scaled)" : "");
+}
+
+/*
+ * The frame of a plot of height @h at @y0, its time axis with ticks and
+ * its name, and with @p a value axis with ticks, grid lines and a name
+ */
+static void svg_axes(FILE *f, const struct svg_range *r, double y0,
+		     double h, const struct rp_policy *p)
+{
+	double t[SVG_TICKS], step, max, y;
+	int i, n;
 
 	fprintf(f, "<rect x=\"%d\" y=\"%.1f\" width=\"%d\" height=\"%.1f\" fill=\"none\" stroke=\"#444\"/>\n",
 		SVG_LEFT, y0, SVG_W - SVG_LEFT - SVG_RIGHT, h);
-	for (i = 0; i <= 4; i++) {
-		double t = svg_at(i / 4.0, r->t0, r->t1);
-
-		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"middle\">%.3g</text>\n",
-			svg_x(r, t), y0 + h + 14, t);
-		if (!values)
-			continue;
-		fprintf(f, "<text x=\"%d\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\">%.4g</text>\n",
-			SVG_LEFT - 4, y0 + h - h * i / 4 + 4,
-			svg_at(i / 4.0, r->lo, r->hi));
-	}
-	if (label) {
-		fprintf(f, "<text x=\"14\" y=\"%.1f\" font-size=\"12\" text-anchor=\"middle\" transform=\"rotate(-90 14 %.1f)\">",
-			y0 + h / 2, y0 + h / 2);
-		svg_text(f, label);
+	n = svg_ticks(r->t0, r->t1, t, &step);
+	max = fmax(fabs(t[0]), fabs(t[n - 1]));
+	for (i = 0; i < n; i++) {
+		fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#444\"/>\n",
+			svg_x(r, t[i]), svg_x(r, t[i]), y0 + h, y0 + h + 4);
+		fprintf(f, "<text class=\"tick-t\" x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"middle\">",
+			svg_x(r, t[i]), y0 + h + 16);
+		svg_tick_text(f, t[i], step, max);
 		fputs("</text>\n", f);
 	}
+	fprintf(f, "<text class=\"axis\" x=\"%d\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\">time (s)</text>\n",
+		SVG_W - SVG_RIGHT, y0 + h + 30);
+	if (!p)
+		return;
+	n = svg_ticks(r->lo, r->hi, t, &step);
+	max = fmax(fabs(t[0]), fabs(t[n - 1]));
+	for (i = 0; i < n; i++) {
+		y = y0 + h - svg_frac(t[i], r->lo, r->hi) * h;
+		fprintf(f, "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n",
+			SVG_LEFT, SVG_W - SVG_RIGHT, y, y);
+		fprintf(f, "<text class=\"tick-v\" x=\"%d\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\">",
+			SVG_LEFT - 4, y + 4);
+		svg_tick_text(f, t[i], step, max);
+		fputs("</text>\n", f);
+	}
+	fprintf(f, "<text class=\"axis\" x=\"14\" y=\"%.1f\" font-size=\"12\" text-anchor=\"middle\" transform=\"rotate(-90 14 %.1f)\">",
+		y0 + h / 2, y0 + h / 2);
+	svg_value_name(f, p);
+	fputs("</text>\n", f);
 }
 
 static void svg_scalar(FILE *f, const struct rp_points *pts,
@@ -202,7 +295,7 @@ static void svg_scalar(FILE *f, const struct rp_points *pts,
 	struct svg_range r = svg_range(pts, n, p);
 	size_t i, k;
 
-	svg_axes(f, &r, SVG_TOP, SVG_PLOT_H, true, p->label);
+	svg_axes(f, &r, SVG_TOP, SVG_PLOT_H, p);
 	for (i = 0; i < n; i++) {
 		const char *color = host_colors[i % 6];
 
@@ -262,37 +355,82 @@ static void svg_cells(FILE *f, const struct rp_points *pts, size_t cpu,
 	}
 }
 
+/* the color scale under the heat maps, its top at @y */
+#define SVG_SCALE_H	50
+#define SVG_SCALE_W	300
+
+static void svg_color_scale(FILE *f, const struct svg_range *r, double y,
+			    const struct rp_policy *p)
+{
+	double t[SVG_TICKS], step, max, x;
+	char color[8];
+	int i, n;
+
+	fputs("<defs><linearGradient id=\"heat\">", f);
+	for (i = 0; i <= 10; i++) {
+		heat_color(i / 10.0, color, sizeof(color));
+		fprintf(f, "<stop offset=\"%d%%\" stop-color=\"%s\"/>",
+			i * 10, color);
+	}
+	fputs("</linearGradient></defs>\n", f);
+	fprintf(f, "<rect class=\"scale\" x=\"%d\" y=\"%.1f\" width=\"%d\" height=\"12\" fill=\"url(#heat)\" stroke=\"#444\"/>\n",
+		SVG_LEFT, y, SVG_SCALE_W);
+	n = svg_ticks(r->lo, r->hi, t, &step);
+	max = fmax(fabs(t[0]), fabs(t[n - 1]));
+	for (i = 0; i < n; i++) {
+		x = SVG_LEFT + svg_frac(t[i], r->lo, r->hi) * SVG_SCALE_W;
+		fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#444\"/>\n",
+			x, x, y + 12, y + 16);
+		fprintf(f, "<text class=\"tick-c\" x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"middle\">",
+			x, y + 28);
+		svg_tick_text(f, t[i], step, max);
+		fputs("</text>\n", f);
+	}
+	fprintf(f, "<text class=\"axis\" x=\"%d\" y=\"%.1f\" font-size=\"12\">",
+		SVG_LEFT + SVG_SCALE_W + 12, y + 11);
+	svg_value_name(f, p);
+	fputs("</text>\n", f);
+}
+
+/* a heat map's row height for @cpus CPUs: 4 to 40 pixels, 240 in all */
+static double svg_row(size_t cpus)
+{
+	return fmax(4, fmin(40, 240.0 / cpus));
+}
+
 static void svg_heat(FILE *f, const struct rp_points *pts,
 		     const struct rp_series **ser, size_t n,
 		     const struct rp_policy *p)
 {
 	struct svg_range r = svg_range(pts, n, p);
 	double y0 = SVG_TOP;
-	size_t i, cpu;
+	size_t i, cpu, every;
 
 	for (i = 0; i < n; i++) {
-		double row = fmax(4, fmin(20, 240.0 / pts[i].width));
+		double row = svg_row(pts[i].width);
 		double h = row * pts[i].width;
 
-		svg_axes(f, &r, y0, h, false, NULL);
+		svg_axes(f, &r, y0, h, NULL);
 		fprintf(f, "<text x=\"%d\" y=\"%.1f\" font-size=\"12\">",
 			SVG_LEFT, y0 - 6);
 		svg_text(f, *ser[i]->host ? ser[i]->host : "-");
 		fputs(", one row per CPU</text>\n", f);
+		fprintf(f, "<text class=\"axis\" x=\"14\" y=\"%.1f\" font-size=\"12\" text-anchor=\"middle\" transform=\"rotate(-90 14 %.1f)\">CPU</text>\n",
+			y0 + h / 2, y0 + h / 2);
+		/* a CPU's number every 10 pixels or more: 1, 2, 4... rows */
+		for (every = 1; row * every < 10; every *= 2)
+			;
 		for (cpu = 0; cpu < pts[i].width; cpu++) {
-			fprintf(f, "<text x=\"%d\" y=\"%.1f\" font-size=\"9\" text-anchor=\"end\">%zu</text>\n",
-				SVG_LEFT - 4, y0 + row * (cpu + 1) - 1, cpu);
+			if (cpu % every == 0)
+				fprintf(f, "<text class=\"cpu\" x=\"%d\" y=\"%.1f\" font-size=\"9\" text-anchor=\"end\">%zu</text>\n",
+					SVG_LEFT - 4,
+					y0 + row * (cpu + 1) - (row - 7) / 2,
+					cpu);
 			svg_cells(f, &pts[i], cpu, &r, y0 + row * cpu, row);
 		}
 		y0 += h + SVG_BOTTOM;
 	}
-	fprintf(f, "<text x=\"%d\" y=\"%.1f\" font-size=\"11\">color: %.4g (white) to %.4g (red)",
-		SVG_LEFT, y0 - SVG_BOTTOM + 30, r.lo, r.hi);
-	if (p->label) {
-		fputs(", ", f);
-		svg_text(f, p->label);
-	}
-	fputs("</text>\n", f);
+	svg_color_scale(f, &r, y0 - 10, p);
 }
 
 /* @s as a file name: @s with each character outside SAFE_CHARS as _ */
@@ -355,10 +493,10 @@ static void svg_write(FILE *f, const struct rp_case *c,
 	char *title;
 
 	if (first->per_cpu) {
-		height = SVG_TOP;
+		height = SVG_TOP + SVG_SCALE_H;
 		for (i = 0; i < n; i++)
-			height += fmax(4, fmin(20, 240.0 / pts[i].width)) *
-				  pts[i].width + SVG_BOTTOM;
+			height += svg_row(pts[i].width) * pts[i].width +
+				  SVG_BOTTOM;
 	}
 	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%zu\" font-family=\"sans-serif\">\n",
 		SVG_W, height);
@@ -369,8 +507,7 @@ static void svg_write(FILE *f, const struct rp_case *c,
 	free(title);
 	fputs(" (", f);
 	svg_text(f, c->name);
-	fprintf(f, ")%s%s, time in s</text>\n", p->rate ? ", rate" : "",
-		p->scale != 1 ? ", scaled" : "");
+	fprintf(f, ")%s</text>\n", p->rate ? ", rate" : "");
 	if (first->per_cpu)
 		svg_heat(f, pts, ser, n, p);
 	else
