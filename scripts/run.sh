@@ -4,9 +4,9 @@
 # The main job: boot Debian's 6.12 kernel under QEMU, load the module, and
 # record on two endpoints (network namespaces joined by veth) while iperf3
 # runs between them and frames are dropped. Into build/run/: the run's
-# KTAP lines, its plots and an OpenMetrics file; on the screen, how many
-# checks of the run passed (and those that failed) and the report's
-# summary of both hosts.
+# KTAP lines, its plots, a page of both and an OpenMetrics file; on the
+# screen, how many checks of the run passed (and those that failed) and
+# the report's summary of both hosts.
 
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -39,12 +39,14 @@ sed -n 's/^KPM-RUN-FAILED: //p' "$out/console.log"
 grep '^# .* checks passed' "$out/console.log" ||
 	{ tail -n 20 "$out/console.log"; exit 1; }
 echo
-tools/ksft-perfmon-report --svg "$out/plots" --openmetrics "$out/two_hosts.om" \
+tools/ksft-perfmon-report --svg "$out/plots" --html "$out/two_hosts.html" \
+	--openmetrics "$out/two_hosts.om" \
 	--run "$(date -u +%Y%m%dT%H%M%SZ)" --kernel "$kver" \
 	"$out/two_hosts.ktap" || rc=1
 echo
 echo "KTAP lines:  $out/two_hosts.ktap ($(grep -c ktap-metric "$out/two_hosts.ktap") metric lines)"
 echo "plots:       $out/plots/ ($(find "$out/plots" -name '*.svg' | wc -l) SVG)"
+echo "page:        $out/two_hosts.html (the tables and plots, one file)"
 echo "OpenMetrics: $out/two_hosts.om (promtool tsdb create-blocks-from openmetrics)"
 echo "console:     $out/console.log"
 exit "$rc"

@@ -7,6 +7,7 @@ malformed lines and plots. KTAP output; non-zero exit when a test failed.
 """
 
 import errno
+import html.parser
 import json
 import math
 import os
@@ -14,6 +15,7 @@ import random
 import re
 import resource
 import statistics
+import struct
 import subprocess
 import sys
 import tempfile
@@ -560,6 +562,158 @@ def svg_readable(t):
                  if r.get('class') == 'cell']
         t.check(cells and (cpus > 1 or min(cells) >= 30),
                 f'{name}: rows {set(cells)} px high at {cpus} CPUs')
+
+
+class Page(html.parser.HTMLParser):
+    """A page's tags, the references it makes, and its tables as rows
+    of cell texts"""
+
+    def __init__(self, text):
+        super().__init__()
+        self.tags, self.refs, self.tables = [], [], []
+        self.row = self.cell = None
+        self.feed(text)
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append(tag)
+        self.refs += [v for k, v in attrs
+                      if k in ('src', 'href', 'xlink:href', 'action')]
+        if tag == 'table':
+            self.tables.append([])
+        elif tag == 'tr':
+            self.row = []
+            self.tables[-1].append(self.row)
+        elif tag in ('td', 'th'):
+            self.cell = ''
+
+    def handle_endtag(self, tag):
+        if tag in ('td', 'th') and self.cell is not None:
+            self.row.append(self.cell)
+            self.cell = None
+
+    def handle_data(self, data):
+        if self.cell is not None:
+            self.cell += data
+
+
+def html_run():
+    """a run of two cases with a verdict, a queue balance and plots, and
+    its baseline"""
+    reg = dict(better='higher', compare='max', relative_tolerance=0.1)
+    lines = [policy('cpu', display_scale=100.0, summarize='max',
+                    display_label='Percent of one CPU'),
+             policy('bps', summarize='max', regression=reg,
+                    display_label='Bits per second'),
+             obs('cpu', 1.0, [0.5, 1.35241]), obs('cpu', 2.0, [1.0, 2.7]),
+             obs('bps', 1.0, 9.4126e9), obs('bps', 2.0, 9.0e9),
+             obs('q', 1.0, 0, queue=0), obs('q', 2.0, 30, queue=0),
+             obs('q', 1.0, 0, queue=1), obs('q', 2.0, 10, queue=1),
+             '# ok 1 first', obs('cpu', 1.0, [0.25]), '# ok 2 second',
+             'ok 1 prog']
+    base = [x.replace('9412600000.0', '1.2e10') for x in lines]
+    return lines, base
+
+
+def html_page(t):
+    """--html writes one page that needs nothing else (no script, no
+    reference out of it): per case its path, a row per series with the
+    values and unit the table shows, the verdict against --baseline
+    (regressed rows marked), the queue balances, and as many plots as
+    --svg writes, inline"""
+    lines, base = html_run()
+    with tempfile.TemporaryDirectory() as d:
+        page, plots = os.path.join(d, 'run.html'), os.path.join(d, 'svg')
+        p = subprocess.run([TOOL, '--baseline', write_run(d, base, 'b'),
+                            '--html', page, '--svg', plots,
+                            write_run(d, lines)], text=True,
+                           capture_output=True)
+        t.check(p.returncode == 1, f'exit {p.returncode}: {p.stderr}')
+        try:
+            with open(page) as f:
+                text = f.read()
+        except OSError as e:
+            t.check(False, f'{e}')
+            return
+        nr_plots = len(os.listdir(plots))
+        bad = subprocess.run([TOOL, '--html', os.path.join(d, 'no', 'x'),
+                              write_run(d, lines)], capture_output=True,
+                             text=True)
+    t.check(bad.returncode == 2 and 'No such file or directory' in
+            bad.stderr, f'unwritable: exit {bad.returncode}: {bad.stderr}')
+    pg = Page(text)
+    t.check('script' not in pg.tags and 'link' not in pg.tags and
+            'img' not in pg.tags and
+            all(r.startswith('#') for r in pg.refs),
+            f'not self-contained: tags {set(pg.tags)}, refs {pg.refs}')
+    t.check(pg.tags.count('svg') == nr_plots == 5,
+            f'{pg.tags.count("svg")} plots inline, --svg wrote {nr_plots}')
+    t.check(text.count('<h2') == 2 and '>prog / first (ok)</h2>' in text
+            and '>prog / second (ok)</h2>' in text, 'case headings')
+    cpu = [r for r in pg.tables[0] if r[0] == 'cpu']
+    t.check(cpu and cpu[0][4:6] == ['cpu0 100 cpu1 270',
+                                    'Percent of one CPU'],
+            f'cpu row {cpu}')
+    bps = [r for r in pg.tables[0] if r[0] == 'bps']
+    t.check(bps and bps[0][4] == '9.41G' and bps[0][6].startswith(
+                'max 9.41G against 12G (-21.56%') and
+            bps[0][6].endswith(': regressed') and
+            '<tr class="regressed"><td>bps</td>' in text, f'bps row {bps}')
+    bal = [r for tb in pg.tables for r in tb if r[0] == 'q']
+    t.check(bal and bal[-1][2:4] == ['2', '40'], f'queue balance {bal}')
+
+
+def html_in_chromium(t):
+    """the page in a real browser (chromium, headless, at 1280 pixels):
+    no console message, and a screenshot that is no blank page; a page
+    that writes to the console is seen to"""
+    if SANITIZED:
+        return 'SKIP: the page is the same in a sanitizer build'
+    lines, base = html_run()
+    with tempfile.TemporaryDirectory() as d:
+        page = os.path.join(d, 'run.html')
+        p = subprocess.run([TOOL, '--baseline', write_run(d, base, 'b'),
+                            '--html', page, write_run(d, lines)],
+                           capture_output=True, text=True)
+        t.check(p.returncode == 1, f'exit {p.returncode}: {p.stderr}')
+        with open(page) as f:
+            text = f.read()
+        ctl = os.path.join(d, 'ctl.html')
+        with open(ctl, 'w') as f:
+            f.write(text.replace('</body>', '<script>console.error('
+                                 '"kpm-control")</script></body>'))
+        blank = os.path.join(d, 'blank.html')
+        with open(blank, 'w') as f:
+            f.write('<!DOCTYPE html><html><body></body></html>')
+        shots = {}
+        for name in (page, ctl, blank):
+            png = name + '.png'
+            c = subprocess.run(['chromium', '--headless', '--no-sandbox',
+                                '--disable-gpu', '--hide-scrollbars',
+                                f'--user-data-dir={d}/profile',
+                                '--window-size=1280,2000',
+                                f'--screenshot={png}',
+                                '--enable-logging=stderr', '--log-level=0',
+                                'file://' + name],
+                               capture_output=True, text=True, timeout=300)
+            console = [x for x in c.stderr.splitlines() if ':CONSOLE' in x]
+            try:
+                with open(png, 'rb') as f:
+                    head = f.read(24)
+                    f.seek(0, os.SEEK_END)
+                    size = f.tell()
+            except OSError:
+                head, size = b'', 0
+            width = struct.unpack('>I', head[16:20])[0] if \
+                head[:8] == b'\x89PNG\r\n\x1a\n' else None
+            shots[name] = (c.returncode, console, width, size)
+    rc, console, width, size = shots[page]
+    t.check(rc == 0 and not console and width == 1280,
+            f'page: exit {rc}, console {console}, {width} px wide')
+    t.check(any('kpm-control' in x for x in shots[ctl][1]),
+            f'the control\'s console.error was not seen: {shots[ctl]}')
+    t.check(size > 5 * shots[blank][3],
+            f'screenshot of {size} bytes, a blank page\'s {shots[blank][3]}')
+    print(f'# screenshot {size} bytes, a blank page {shots[blank][3]}')
 
 
 def svg_at_the_edges(t):
@@ -1445,6 +1599,7 @@ TESTS = [rate_over_counter_reset, busy_cores_with_rate,
          per_cpu_without_aggregation, cases_hosts_and_depth, case_is_its_path,
          table_as_policies_show,
          malformed_lines_named, baseline_verdicts, svg_plots, svg_readable,
+         html_page, html_in_chromium,
          output_errors,
          input_errors, svg_only_regular_files, svg_at_the_edges,
          metric_time_base_and_labels,

@@ -37,6 +37,11 @@ static const struct kpm_opt report_opts[] = {
 	{ .name = "svg", .val = 's', .arg = "DIR",
 	  .help = "write one plot per test case, metric and labels\n"
 		  "but host into DIR" },
+	{ .name = "html", .val = 'H', .arg = "FILE",
+	  .help = "write the run as one self-contained HTML page\n"
+		  "into FILE: per test case the table (with the\n"
+		  "verdicts against --baseline), the queue balances\n"
+		  "and the plots" },
 	{ .name = "openmetrics", .val = 'o', .arg = "FILE",
 	  .help = "write every observation as an OpenMetrics sample\n"
 		  "with its timestamp, and every summary as a gauge,\n"
@@ -54,7 +59,7 @@ static const struct kpm_opt report_opts[] = {
 };
 
 static const struct kpm_cmd report_cmd = {
-	.usage = "usage: " PROG " [--json] [--baseline FILE] [--svg DIR]\n"
+	.usage = "usage: " PROG " [--json] [--baseline FILE] [--svg DIR] [--html FILE]\n"
 		 "         [--openmetrics FILE [--run ID] [--kernel RELEASE] [--start TIME]]\n"
 		 "         [FILE]\n",
 	.about = "\n"
@@ -69,8 +74,8 @@ static const struct kpm_cmd report_cmd = {
 		"Exit status: 0, 1 when a metric regressed, 2 on a usage error, when an\n"
 		"input could not be read, when input lines were refused (each named on\n"
 		"stderr; the rest is processed), when a --json row would not be true\n"
-		"(an infinite value), when the output, a plot or a series of\n"
-		"--openmetrics could not be written.\n",
+		"(an infinite value), when the output, a plot, the page or a series\n"
+		"of --openmetrics could not be written.\n",
 	.usage_err = KPM_USAGE_LINE,
 	.help_col = 23,
 };
@@ -134,6 +139,23 @@ static double latest_time(const struct rp_run *run)
 	return t;
 }
 
+static bool write_html(const struct rp_run *run, const struct rp_run *base,
+		       const char *path)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f) {
+		fprintf(stderr, PROG ": %s: %s\n", path, strerror(errno));
+		return false;
+	}
+	rp_html(run, base, f);
+	if (ferror(f) | fclose(f)) {
+		fprintf(stderr, PROG ": %s: %s\n", path, strerror(errno));
+		return false;
+	}
+	return true;
+}
+
 static bool write_openmetrics(const struct rp_run *run,
 			      const struct rp_om_opts *o, const char *path)
 {
@@ -156,10 +178,11 @@ int main(int argc, char **argv)
 {
 	struct kpm_getopt g = { .cmd = &report_cmd };
 	const char *baseline = NULL, *svg = NULL, *om = NULL, *start = NULL;
+	const char *html = NULL;
 	struct rp_om_opts om_opts = { };
 	struct rp_run run, base;
 	bool json = false, regressed = false, svg_failed = false;
-	bool json_failed = false, om_failed = false;
+	bool json_failed = false, om_failed = false, html_failed = false;
 	struct rp_balance *bal;
 	size_t nr_bal;
 	int svg_fd;
@@ -177,6 +200,9 @@ int main(int argc, char **argv)
 			break;
 		case 's':
 			svg = optarg;
+			break;
+		case 'H':
+			html = optarg;
 			break;
 		case 'o':
 			om = optarg;
@@ -254,13 +280,15 @@ int main(int argc, char **argv)
 	}
 	if (!run.nr_cases && !json)
 		printf("no metric lines\n");
+	if (html)
+		html_failed = !write_html(&run, baseline ? &base : NULL, html);
 	if (om) {
 		if (!start)
 			om_opts.start = fmax(0, now() - latest_time(&run));
 		om_failed = !write_openmetrics(&run, &om_opts, om);
 	}
 	c = run.errors || (baseline && base.errors) || svg_failed ||
-	    json_failed || om_failed ?
+	    json_failed || om_failed || html_failed ?
 	    EXIT_INPUT : regressed ? EXIT_REGRESSED : 0;
 	if (run.errors || (baseline && base.errors))
 		fprintf(stderr, PROG ": %u lines refused\n",

@@ -5,7 +5,7 @@
  * summarize (Documentation/man/ksft-perfmon-report.rst). What the files
  * of ksft-perfmon-report share: util.c (memory, the index of strings),
  * read.c (the lines read), summary.c (the arithmetic, verdicts and rows),
- * svg.c (--svg) and openmetrics.c (--openmetrics).
+ * svg.c (--svg), html.c (--html) and openmetrics.c (--openmetrics).
  */
 #ifndef KPM_REPORT_H
 #define KPM_REPORT_H
@@ -273,6 +273,15 @@ struct rp_verdict_info rp_judge(const struct rp_run *base,
 				const struct rp_case *c,
 				const struct rp_series *s,
 				const struct rp_policy *p);
+/*
+ * The values of a row of the table, of @pts as policy @p shows them (a
+ * column per CPU, each with its statistics), and the numbers of verdict
+ * @vi, into @f (the table and --html)
+ */
+void rp_values_text(FILE *f, const struct rp_points *pts,
+		    const struct rp_policy *p);
+void rp_verdict_text(FILE *f, const struct rp_policy *p,
+		     const struct rp_verdict_info *vi);
 /* the row of series @s in the table */
 void rp_table_row(const struct rp_case *c, const struct rp_series *s,
 		  const struct rp_verdict_info *vi);
@@ -293,6 +302,23 @@ bool rp_balance_row(const struct rp_run *run, const struct rp_case *c,
  */
 int rp_svg_case(int dirfd, const char *dir, size_t idx,
 		const struct rp_case *c);
+
+/*
+ * The plots of case @c, the @idx-th of the run, into @f, one <svg> after
+ * another, for a page that holds them (--html)
+ */
+void rp_svg_inline(FILE *f, const struct rp_case *c, size_t idx);
+/*
+ * @s as XML 1.0 (and HTML) text: markup escaped, characters XML has
+ * not as \uXXXX, a byte that is not UTF-8 as \xNN
+ */
+void rp_xml_text(FILE *f, const char *s);
+
+/*
+ * --html: @run as one self-contained HTML page into @f, with verdicts
+ * against @base (or NULL) (html.c)
+ */
+void rp_html(const struct rp_run *run, const struct rp_run *base, FILE *f);
 
 /* what --openmetrics adds to every sample, and where its times start */
 struct rp_om_opts {

@@ -334,43 +334,69 @@ struct rp_verdict_info rp_judge(const struct rp_run *base,
 static const enum rp_stat dist_stats[] = { RP_P50, RP_P90, RP_P99, RP_MAX };
 
 /* @stat of column @col, as display_scale shows it, for a person */
-static void print_stat(const struct rp_points *pts, size_t col,
+static void print_stat(FILE *f, const struct rp_points *pts, size_t col,
 		       enum rp_stat stat, double scale)
 {
 	char buf[RP_FMT_LEN];
 	double v;
 
 	if (rp_stat(pts, col, stat, &v))
-		printf(" %s", rp_fmt(v * scale, buf, sizeof(buf)));
+		fprintf(f, " %s", rp_fmt(v * scale, buf, sizeof(buf)));
 	else
-		printf(" -");
+		fputs(" -", f);
 }
 
-static void print_column(const struct rp_points *pts, size_t col,
+static void print_column(FILE *f, const struct rp_points *pts, size_t col,
 			 enum rp_stat sum, double scale)
 {
 	size_t i;
 
 	if (sum != RP_DISTRIBUTION) {
-		print_stat(pts, col, sum, scale);
+		print_stat(f, pts, col, sum, scale);
 	} else if (pts->nr == 1) {
-		printf(" last");
-		print_stat(pts, col, RP_LAST, scale);
+		fputs(" last", f);
+		print_stat(f, pts, col, RP_LAST, scale);
 	} else {
 		for (i = 0; i < ARRAY_SIZE(dist_stats); i++) {
-			printf(" %s", rp_stat_names[dist_stats[i]]);
-			print_stat(pts, col, dist_stats[i], scale);
+			fprintf(f, " %s", rp_stat_names[dist_stats[i]]);
+			print_stat(f, pts, col, dist_stats[i], scale);
 		}
 	}
 }
 
-/* what a value of @p is in: display_label, or its scale without one */
-static void print_unit(const struct rp_policy *p)
+void rp_values_text(FILE *f, const struct rp_points *pts,
+		    const struct rp_policy *p)
 {
-	if (p->label)
-		printf("  %s", rp_esc(p->label));
-	else if (p->scale != 1)
-		printf("  (x%g)", p->scale);
+	size_t col;
+
+	for (col = 0; col < pts->width; col++) {
+		if (pts->width > 1)
+			fprintf(f, "%scpu%zu", col ? " " : "", col);
+		print_column(f, pts, col, p->summarize, p->scale);
+	}
+}
+
+void rp_verdict_text(FILE *f, const struct rp_policy *p,
+		     const struct rp_verdict_info *vi)
+{
+	char buf[RP_FMT_LEN];
+
+	if (vi->v == V_NO_BASELINE || vi->v == V_PER_CPU) {
+		fprintf(f, "%s %s: %s", rp_stat_names[p->compare],
+			p->higher_is_better ? "(higher is better)" :
+			"(lower is better)", verdict_names[vi->v]);
+		return;
+	}
+	fprintf(f, "%s %s against ", rp_stat_names[p->compare],
+		rp_fmt(vi->current * p->scale, buf, sizeof(buf)));
+	fprintf(f, "%s (%+.2f%%, ",
+		rp_fmt(vi->baseline * p->scale, buf, sizeof(buf)),
+		vi->baseline ? 100 * (vi->current - vi->baseline) /
+			       fabs(vi->baseline) : 0.0);
+	fprintf(f, "allowed %s, %s is better): %s",
+		rp_fmt(vi->allowance * p->scale, buf, sizeof(buf)),
+		p->higher_is_better ? "higher" : "lower",
+		verdict_names[vi->v]);
 }
 
 /* @v, a label's value, as json.dumps writes it */
@@ -423,36 +449,22 @@ void rp_table_row(const struct rp_case *c, const struct rp_series *s,
 {
 	const struct rp_policy *p = rp_policy_of(c, s);
 	char *name = rp_series_name(s, false);
-	char buf[RP_FMT_LEN];
 	struct rp_points pts;
-	size_t col;
 
 	rp_process(s, p, &pts);
 	printf("  %-22s %-8s %-12s %6zu ", rp_esc(name),
 	       *s->host ? rp_esc(s->host) : "-",
 	       rp_stat_names[p->summarize], pts.nr);
-	for (col = 0; col < pts.width; col++) {
-		if (pts.width > 1)
-			printf("%scpu%zu", col ? " " : "", col);
-		print_column(&pts, col, p->summarize, p->scale);
-	}
-	print_unit(p);
+	rp_values_text(stdout, &pts, p);
+	if (p->label)
+		printf("  %s", rp_esc(p->label));
+	else if (p->scale != 1)
+		printf("  (x%g)", p->scale);
 	putchar('\n');
-	if (vi->v == V_NO_BASELINE || vi->v == V_PER_CPU) {
-		printf("    %s %s: %s\n", rp_stat_names[p->compare],
-		       p->higher_is_better ? "(higher is better)" :
-		       "(lower is better)", verdict_names[vi->v]);
-	} else if (vi->v != V_NONE) {
-		printf("    %s %s against ", rp_stat_names[p->compare],
-		       rp_fmt(vi->current * p->scale, buf, sizeof(buf)));
-		printf("%s (%+.2f%%, ",
-		       rp_fmt(vi->baseline * p->scale, buf, sizeof(buf)),
-		       vi->baseline ? 100 * (vi->current - vi->baseline) /
-				      fabs(vi->baseline) : 0.0);
-		printf("allowed %s, %s is better): %s\n",
-		       rp_fmt(vi->allowance * p->scale, buf, sizeof(buf)),
-		       p->higher_is_better ? "higher" : "lower",
-		       verdict_names[vi->v]);
+	if (vi->v != V_NONE) {
+		fputs("    ", stdout);
+		rp_verdict_text(stdout, p, vi);
+		putchar('\n');
 	}
 	rp_points_free(&pts);
 	free(name);

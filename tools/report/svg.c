@@ -38,7 +38,7 @@ static const char *const host_colors[] = {
  * are written as the text \uXXXX, as JSON escapes them, and a byte that
  * is not UTF-8 (a case name can be anything) as \xNN.
  */
-static void svg_text(FILE *f, const char *s)
+void rp_xml_text(FILE *f, const char *s)
 {
 	static const char *const escaped[] = {
 		['<'] = "&lt;", ['>'] = "&gt;", ['&'] = "&amp;", ['"'] = "&quot;",
@@ -239,7 +239,7 @@ static void svg_tick_text(FILE *f, double v, double step, double max)
 static void svg_value_name(FILE *f, const struct rp_policy *p)
 {
 	if (p->label)
-		svg_text(f, p->label);
+		rp_xml_text(f, p->label);
 	else
 		fprintf(f, "%s%s", p->rate ? "per second" : "value",
 			p->scale != 1 ? " (scaled)" : "");
@@ -312,7 +312,7 @@ static void svg_scalar(FILE *f, const struct rp_points *pts,
 		fputs("\"/>\n", f);
 		fprintf(f, "<text x=\"%zu\" y=\"%d\" font-size=\"12\" fill=\"%s\">",
 			SVG_LEFT + 10 + i * 120, SVG_TOP - 8, color);
-		svg_text(f, *ser[i]->host ? ser[i]->host : "-");
+		rp_xml_text(f, *ser[i]->host ? ser[i]->host : "-");
 		fputs("</text>\n", f);
 	}
 }
@@ -360,21 +360,21 @@ static void svg_cells(FILE *f, const struct rp_points *pts, size_t cpu,
 #define SVG_SCALE_W	300
 
 static void svg_color_scale(FILE *f, const struct svg_range *r, double y,
-			    const struct rp_policy *p)
+			    const struct rp_policy *p, const char *id)
 {
 	double t[SVG_TICKS], step, max, x;
 	char color[8];
 	int i, n;
 
-	fputs("<defs><linearGradient id=\"heat\">", f);
+	fprintf(f, "<defs><linearGradient id=\"%s\">", id);
 	for (i = 0; i <= 10; i++) {
 		heat_color(i / 10.0, color, sizeof(color));
 		fprintf(f, "<stop offset=\"%d%%\" stop-color=\"%s\"/>",
 			i * 10, color);
 	}
 	fputs("</linearGradient></defs>\n", f);
-	fprintf(f, "<rect class=\"scale\" x=\"%d\" y=\"%.1f\" width=\"%d\" height=\"12\" fill=\"url(#heat)\" stroke=\"#444\"/>\n",
-		SVG_LEFT, y, SVG_SCALE_W);
+	fprintf(f, "<rect class=\"scale\" x=\"%d\" y=\"%.1f\" width=\"%d\" height=\"12\" fill=\"url(#%s)\" stroke=\"#444\"/>\n",
+		SVG_LEFT, y, SVG_SCALE_W, id);
 	n = svg_ticks(r->lo, r->hi, t, &step);
 	max = fmax(fabs(t[0]), fabs(t[n - 1]));
 	for (i = 0; i < n; i++) {
@@ -400,7 +400,7 @@ static double svg_row(size_t cpus)
 
 static void svg_heat(FILE *f, const struct rp_points *pts,
 		     const struct rp_series **ser, size_t n,
-		     const struct rp_policy *p)
+		     const struct rp_policy *p, const char *id)
 {
 	struct svg_range r = svg_range(pts, n, p);
 	double y0 = SVG_TOP;
@@ -413,7 +413,7 @@ static void svg_heat(FILE *f, const struct rp_points *pts,
 		svg_axes(f, &r, y0, h, NULL);
 		fprintf(f, "<text x=\"%d\" y=\"%.1f\" font-size=\"12\">",
 			SVG_LEFT, y0 - 6);
-		svg_text(f, *ser[i]->host ? ser[i]->host : "-");
+		rp_xml_text(f, *ser[i]->host ? ser[i]->host : "-");
 		fputs(", one row per CPU</text>\n", f);
 		fprintf(f, "<text class=\"axis\" x=\"14\" y=\"%.1f\" font-size=\"12\" text-anchor=\"middle\" transform=\"rotate(-90 14 %.1f)\">CPU</text>\n",
 			y0 + h / 2, y0 + h / 2);
@@ -430,7 +430,7 @@ static void svg_heat(FILE *f, const struct rp_points *pts,
 		}
 		y0 += h + SVG_BOTTOM;
 	}
-	svg_color_scale(f, &r, y0 - 10, p);
+	svg_color_scale(f, &r, y0 - 10, p, id);
 }
 
 /* @s as a file name: @s with each character outside SAFE_CHARS as _ */
@@ -484,10 +484,11 @@ static char *svg_file_name(size_t idx, const struct rp_series *s)
 /* hosts beyond the 16th of a plot are not drawn */
 #define SVG_MAX_SERIES	16
 
+/* @id: of the heat maps' color gradient, unique in a page of plots */
 static void svg_write(FILE *f, const struct rp_case *c,
 		      const struct rp_series *first, const struct rp_policy *p,
 		      const struct rp_points *pts,
-		      const struct rp_series **ser, size_t n)
+		      const struct rp_series **ser, size_t n, const char *id)
 {
 	size_t height = SVG_TOP + SVG_PLOT_H + SVG_BOTTOM, i;
 	char *title;
@@ -503,27 +504,38 @@ static void svg_write(FILE *f, const struct rp_case *c,
 	fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
 	fprintf(f, "<text x=\"%d\" y=\"16\" font-size=\"14\">", SVG_LEFT);
 	title = rp_series_name(first, false);
-	svg_text(f, title);
+	rp_xml_text(f, title);
 	free(title);
 	fputs(" (", f);
-	svg_text(f, c->name);
+	rp_xml_text(f, c->name);
 	fprintf(f, ")%s</text>\n", p->rate ? ", rate" : "");
 	if (first->per_cpu)
-		svg_heat(f, pts, ser, n, p);
+		svg_heat(f, pts, ser, n, p, id);
 	else
 		svg_scalar(f, pts, ser, n, p);
 	fputs("</svg>\n", f);
 }
 
-/* a plot of the series @first_idx and those of other hosts and its labels */
-static int svg_plot(int dirfd, const char *dir, const char *name,
-		    const struct rp_case *c, size_t first_idx)
+/* the plot of series @first_idx into @f, its gradient @id */
+static void svg_draw(FILE *f, const struct rp_case *c, size_t first_idx,
+		     const char *id)
 {
 	const struct rp_series *first = &c->ser[first_idx];
 	const struct rp_policy *p = rp_policy_of(c, first);
 	const struct rp_series *ser[SVG_MAX_SERIES];
 	struct rp_points pts[SVG_MAX_SERIES];
 	size_t n, i;
+
+	n = svg_points(c, first_idx, p, pts, ser, SVG_MAX_SERIES);
+	svg_write(f, c, first, p, pts, ser, n, id);
+	for (i = 0; i < n; i++)
+		rp_points_free(&pts[i]);
+}
+
+/* a plot of the series @first_idx and those of other hosts and its labels */
+static int svg_plot(int dirfd, const char *dir, const char *name,
+		    const struct rp_case *c, size_t first_idx)
+{
 	const char *why = NULL;
 	struct stat st;
 	FILE *f = NULL;
@@ -549,10 +561,7 @@ static int svg_plot(int dirfd, const char *dir, const char *name,
 			close(fd);
 		return -1;
 	}
-	n = svg_points(c, first_idx, p, pts, ser, SVG_MAX_SERIES);
-	svg_write(f, c, first, p, pts, ser, n);
-	for (i = 0; i < n; i++)
-		rp_points_free(&pts[i]);
+	svg_draw(f, c, first_idx, "heat");
 	/* fclose() reports its own flush, not a write that failed before */
 	bad = ferror(f);
 	if (fclose(f) || bad) {
@@ -626,4 +635,17 @@ int rp_svg_case(int dirfd, const char *dir, size_t idx,
 		free(names[i]);
 	free(names);
 	return err;
+}
+
+void rp_svg_inline(FILE *f, const struct rp_case *c, size_t idx)
+{
+	char id[48];
+	size_t i;
+
+	for (i = 0; i < c->nr_ser; i++) {
+		if (rp_hash_get(&c->plot_idx, c->ser[i].plot) != i)
+			continue;
+		snprintf(id, sizeof(id), "heat-%zu-%zu", idx, i + 1);
+		svg_draw(f, c, i, id);
+	}
 }
