@@ -340,13 +340,22 @@ def table_as_policies_show(t):
     """the table shows a value as its policy says: times display_scale,
     in display_label (or the scale, without one), four significant
     digits below 10,000 and three with an SI prefix above, the verdict's
-    numbers too; --json keeps the numbers as computed"""
+    numbers too, and busy-core-equivalents of percentages as the
+    percentage of one CPU they add up to; --json keeps the numbers as
+    computed"""
     reg = dict(better='higher', compare='max', relative_tolerance=0.1)
     lines = [policy('cpu', display_scale=100.0, summarize='max',
                     display_label='Percent of one CPU'),
              policy('bps', summarize='max', regression=reg,
                     display_label='Bits per second'),
              policy('frac', display_scale=1000.0, summarize='max'),
+             policy('util', aggregation='busy-core-equivalents',
+                    display_label='Percent of one CPU', summarize='max'),
+             policy('busy', aggregation='busy-core-equivalents',
+                    display_label='Percent of one CPU', summarize='max',
+                    display_scale=100.0, transform='rate'),
+             obs('util', 1.0, [75.0, 22.0, None, 100.0]),
+             obs('busy', 1.0, [1.0, 0.0]), obs('busy', 2.0, [1.5, 0.25]),
              obs('cpu', 1.0, 1.35241), obs('bps', 1.0, 9.4126e9),
              obs('frac', 1.0, 0.0123456), obs('raw', 1.0, 123456789),
              'ok 1 c']
@@ -357,7 +366,11 @@ def table_as_policies_show(t):
                            capture_output=True)
     rows = {x.split()[0]: x for x in p.stdout.splitlines()
             if x.startswith('  ') and not x.startswith('   ')}
-    want = {'cpu': ' 135.2  Percent of one CPU',
+    # busy-core-equivalents are CPUs: of percentages, their sum over 100,
+    # shown again as the percentages of one CPU they add up to
+    want = {'util': ' 197  Percent of one CPU',
+            'busy': ' 75  Percent of one CPU',
+            'cpu': ' 135.2  Percent of one CPU',
             'bps': ' 9.41G  Bits per second', 'frac': ' 12.35  (x1000)',
             'raw': ' 123M'}
     for m, end in want.items():

@@ -21,7 +21,8 @@ static const char html_style[] =
 	"p.none{color:#888}svg{display:block;margin:1em 0}";
 
 /* @pts of @s as the table shows them, then its unit: two cells */
-static void html_values(FILE *f, const struct rp_points *pts,
+static void html_values(FILE *f, const struct rp_series *s,
+			const struct rp_points *pts,
 			const struct rp_policy *p)
 {
 	char *text;
@@ -29,7 +30,7 @@ static void html_values(FILE *f, const struct rp_points *pts,
 	FILE *m;
 
 	m = rp_xmemstream(&text, &len);
-	rp_values_text(m, pts, p);
+	rp_values_text(m, s, pts, p);
 	fclose(m);
 	fputs("<td class=\"value\">", f);
 	rp_xml_text(f, text[0] == ' ' ? text + 1 : text);
@@ -42,7 +43,8 @@ static void html_values(FILE *f, const struct rp_points *pts,
 	free(text);
 }
 
-static void html_verdict(FILE *f, const struct rp_policy *p,
+static void html_verdict(FILE *f, const struct rp_series *s,
+			 const struct rp_policy *p,
 			 const struct rp_verdict_info *vi)
 {
 	char *text;
@@ -52,7 +54,7 @@ static void html_verdict(FILE *f, const struct rp_policy *p,
 	fputs("<td>", f);
 	if (vi->v != V_NONE) {
 		m = rp_xmemstream(&text, &len);
-		rp_verdict_text(m, p, vi);
+		rp_verdict_text(m, s, p, vi);
 		fclose(m);
 		rp_xml_text(f, text);
 		free(text);
@@ -94,9 +96,9 @@ static void html_table(FILE *f, const struct rp_run *base,
 		html_cell(f, *s->host ? s->host : "-");
 		html_cell(f, rp_stat_names[p->summarize]);
 		fprintf(f, "<td>%zu</td>", pts.nr);
-		html_values(f, &pts, p);
+		html_values(f, s, &pts, p);
 		if (base)
-			html_verdict(f, p, &vi);
+			html_verdict(f, s, p, &vi);
 		fputs("</tr>\n", f);
 		free(name);
 		rp_points_free(&pts);

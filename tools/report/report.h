@@ -274,13 +274,20 @@ struct rp_verdict_info rp_judge(const struct rp_run *base,
 				const struct rp_series *s,
 				const struct rp_policy *p);
 /*
- * The values of a row of the table, of @pts as policy @p shows them (a
- * column per CPU, each with its statistics), and the numbers of verdict
- * @vi, into @f (the table and --html)
+ * What a value of series @s is multiplied by to be shown as policy @p
+ * says: display_scale, which is of a CPU's value, times 100 for
+ * busy-core-equivalents of percentages (their sum over 100)
  */
-void rp_values_text(FILE *f, const struct rp_points *pts,
-		    const struct rp_policy *p);
-void rp_verdict_text(FILE *f, const struct rp_policy *p,
+double rp_display_scale(const struct rp_series *s, const struct rp_policy *p);
+/*
+ * The values of a row of the table, of @pts of series @s as policy @p
+ * shows them (a column per CPU, each with its statistics), and the
+ * numbers of verdict @vi, into @f (the table and --html)
+ */
+void rp_values_text(FILE *f, const struct rp_series *s,
+		    const struct rp_points *pts, const struct rp_policy *p);
+void rp_verdict_text(FILE *f, const struct rp_series *s,
+		     const struct rp_policy *p,
 		     const struct rp_verdict_info *vi);
 /* the row of series @s in the table */
 void rp_table_row(const struct rp_case *c, const struct rp_series *s,

@@ -364,21 +364,31 @@ static void print_column(FILE *f, const struct rp_points *pts, size_t col,
 	}
 }
 
-void rp_values_text(FILE *f, const struct rp_points *pts,
-		    const struct rp_policy *p)
+double rp_display_scale(const struct rp_series *s, const struct rp_policy *p)
 {
+	/* busy-core-equivalents of percentages are their sum over 100 */
+	return s->per_cpu && p->busy_cores && !p->rate ? 100 * p->scale :
+	       p->scale;
+}
+
+void rp_values_text(FILE *f, const struct rp_series *s,
+		    const struct rp_points *pts, const struct rp_policy *p)
+{
+	double scale = rp_display_scale(s, p);
 	size_t col;
 
 	for (col = 0; col < pts->width; col++) {
 		if (pts->width > 1)
 			fprintf(f, "%scpu%zu", col ? " " : "", col);
-		print_column(f, pts, col, p->summarize, p->scale);
+		print_column(f, pts, col, p->summarize, scale);
 	}
 }
 
-void rp_verdict_text(FILE *f, const struct rp_policy *p,
+void rp_verdict_text(FILE *f, const struct rp_series *s,
+		     const struct rp_policy *p,
 		     const struct rp_verdict_info *vi)
 {
+	double scale = rp_display_scale(s, p);
 	char buf[RP_FMT_LEN];
 
 	if (vi->v == V_NO_BASELINE || vi->v == V_PER_CPU) {
@@ -388,13 +398,13 @@ void rp_verdict_text(FILE *f, const struct rp_policy *p,
 		return;
 	}
 	fprintf(f, "%s %s against ", rp_stat_names[p->compare],
-		rp_fmt(vi->current * p->scale, buf, sizeof(buf)));
+		rp_fmt(vi->current * scale, buf, sizeof(buf)));
 	fprintf(f, "%s (%+.2f%%, ",
-		rp_fmt(vi->baseline * p->scale, buf, sizeof(buf)),
+		rp_fmt(vi->baseline * scale, buf, sizeof(buf)),
 		vi->baseline ? 100 * (vi->current - vi->baseline) /
 			       fabs(vi->baseline) : 0.0);
 	fprintf(f, "allowed %s, %s is better): %s",
-		rp_fmt(vi->allowance * p->scale, buf, sizeof(buf)),
+		rp_fmt(vi->allowance * scale, buf, sizeof(buf)),
 		p->higher_is_better ? "higher" : "lower",
 		verdict_names[vi->v]);
 }
@@ -455,7 +465,7 @@ void rp_table_row(const struct rp_case *c, const struct rp_series *s,
 	printf("  %-22s %-8s %-12s %6zu ", rp_esc(name),
 	       *s->host ? rp_esc(s->host) : "-",
 	       rp_stat_names[p->summarize], pts.nr);
-	rp_values_text(stdout, &pts, p);
+	rp_values_text(stdout, s, &pts, p);
 	if (p->label)
 		printf("  %s", rp_esc(p->label));
 	else if (p->scale != 1)
@@ -463,7 +473,7 @@ void rp_table_row(const struct rp_case *c, const struct rp_series *s,
 	putchar('\n');
 	if (vi->v != V_NONE) {
 		fputs("    ", stdout);
-		rp_verdict_text(stdout, p, vi);
+		rp_verdict_text(stdout, s, p, vi);
 		putchar('\n');
 	}
 	rp_points_free(&pts);
