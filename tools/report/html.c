@@ -137,6 +137,7 @@ static void html_balances(FILE *f, const struct rp_case *c)
 
 void rp_html(const struct rp_run *run, const struct rp_run *base, FILE *f)
 {
+	char *name;
 	size_t i;
 
 	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>",
@@ -156,8 +157,10 @@ void rp_html(const struct rp_run *run, const struct rp_run *base, FILE *f)
 	for (i = 0; i < run->nr_cases; i++) {
 		const struct rp_case *c = &run->cases[i];
 
+		name = rp_case_name(c);
 		fprintf(f, "<h2 id=\"case-%zu\">", i + 1);
-		rp_xml_text(f, c->name);
+		rp_xml_text(f, name);
+		free(name);
 		fprintf(f, " (%s)</h2>\n", c->ok ? "ok" : "not ok");
 		html_table(f, base, c);
 		html_balances(f, c);

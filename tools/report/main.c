@@ -98,8 +98,10 @@ static bool read_file(struct rp_run *run, const char *path)
 	err = rp_read(run, f);
 	if (f != stdin)
 		fclose(f);
-	if (err)
+	if (err) {
 		fprintf(stderr, PROG ": %s: %s\n", name, strerror(err));
+		rp_run_free(run);
+	}
 	return !err;
 }
 
@@ -247,15 +249,21 @@ int main(int argc, char **argv)
 	}
 	if (baseline && !read_file(&base, baseline))
 		return EXIT_INPUT;
-	if (!read_file(&run, optind < argc ? argv[optind] : NULL))
+	if (!read_file(&run, optind < argc ? argv[optind] : NULL)) {
+		if (baseline)
+			rp_run_free(&base);
 		return EXIT_INPUT;
+	}
 
 	for (i = 0; i < run.nr_cases; i++) {
 		const struct rp_case *tc = &run.cases[i];
 
 		if (!json) {
-			printf("%s%s (%s)\n", i ? "\n" : "", rp_esc(tc->name),
+			char *name = rp_case_name(tc);
+
+			printf("%s%s (%s)\n", i ? "\n" : "", rp_esc(name),
 			       tc->ok ? "ok" : "not ok");
+			free(name);
 			printf("  %-22s %-8s %-12s %6s  %s\n", "metric", "host",
 			       "summarize", "n", "value");
 		}

@@ -187,10 +187,12 @@ static void __attribute__((format(printf, 4, 5)))
 om_refuse(struct om *om, const struct rp_case *c, const char *metric,
 	  const char *fmt, ...)
 {
+	char *name = rp_case_name(c);
 	va_list ap;
 
-	fprintf(stderr, PROG ": --openmetrics: case %s, %s: ", rp_esc(c->name),
+	fprintf(stderr, PROG ": --openmetrics: case %s, %s: ", rp_esc(name),
 		rp_esc(metric));
+	free(name);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
@@ -214,8 +216,8 @@ static char *om_labels(struct om *om, const struct rp_case *c,
 	char **names = rp_xrealloc(NULL, s->nr_labels + 1, sizeof(char *));
 	char **sorted = rp_xrealloc(NULL, s->nr_labels + 1, sizeof(char *));
 	const char *why = NULL;
+	char *text, *name;
 	size_t i, len;
-	char *text;
 	FILE *f;
 
 	for (i = 0; i < s->nr_labels; i++)
@@ -231,8 +233,10 @@ static char *om_labels(struct om *om, const struct rp_case *c,
 		fputc(',', f);
 	if (om->o->kernel && om_label(f, "kernel", om->o->kernel))
 		fputc(',', f);
-	if (!om_label(f, "case", c->name))
+	name = rp_case_name(c);
+	if (!om_label(f, "case", name))
 		why = why ?: "its case's name is not UTF-8";
+	free(name);
 	if (*s->host && (fputc(',', f), !om_label(f, "host", s->host)))
 		why = why ?: "its host is not UTF-8";
 	for (i = 0; i < s->nr_labels && !why; i++) {

@@ -77,11 +77,7 @@ static void case_free(struct rp_case *c)
 	rp_hash_free(&c->plot_idx);
 	free(c->pol);
 	free(c->ser);
-	for (i = 0; i < c->nr_path; i++)
-		free(c->path[i]);
 	free(c->path);
-	free(c->name);
-	free(c->key);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -92,9 +88,12 @@ void rp_run_free(struct rp_run *run)
 	for (i = 0; i < run->nr_cases; i++)
 		case_free(&run->cases[i]);
 	case_free(&run->pending);
-	rp_hash_free(&run->case_idx);
+	free(run->by_hash);
 	free(run->cases);
 	free(run->open);
+	for (i = 0; i < run->nr_names; i++)
+		free(run->names[i]);
+	free(run->names);
 }
 
 const struct rp_policy *rp_policy_find(const struct rp_case *c,
@@ -303,12 +302,52 @@ struct rp_series *rp_series_find(const struct rp_case *c, const char *key)
 	return i == RP_NONE ? NULL : &c->ser[i];
 }
 
-const struct rp_case *rp_case_find(const struct rp_run *run,
-				   const char *key)
+static bool same_path(const struct rp_case *a, const struct rp_case *b)
 {
-	size_t i = rp_hash_get(&run->case_idx, key);
+	size_t i;
 
-	return i == RP_NONE ? NULL : &run->cases[i];
+	if (a->hash != b->hash || a->nr_path != b->nr_path)
+		return false;
+	for (i = 0; i < a->nr_path; i++)
+		if (strcmp(a->path[i], b->path[i]))
+			return false;
+	return true;
+}
+
+const struct rp_case *rp_case_find(const struct rp_run *run,
+				   const struct rp_case *c)
+{
+	size_t lo = 0, hi = run->nr_cases, mid;
+
+	/* the first of those with its hash, then the first with its path */
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (run->by_hash[mid].hash < c->hash)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < run->nr_cases && run->by_hash[lo].hash == c->hash; lo++)
+		if (same_path(&run->cases[run->by_hash[lo].idx], c))
+			return &run->cases[run->by_hash[lo].idx];
+	return NULL;
+}
+
+char *rp_case_name(const struct rp_case *c)
+{
+	size_t i, len = 1;
+	char *s;
+
+	for (i = 0; i < c->nr_path; i++)
+		len += strlen(c->path[i]) + strlen(RP_PATH_SEP);
+	s = rp_xrealloc(NULL, len, 1);
+	*s = '\0';
+	for (i = 0; i < c->nr_path; i++) {
+		if (i)
+			strcat(s, RP_PATH_SEP);
+		strcat(s, c->path[i]);
+	}
+	return s;
 }
 
 static struct rp_metric *observed(const struct rp_case *c,
@@ -582,29 +621,37 @@ static char *result_line(const char *l, bool *ok)
 	return strndup(name, end - name);
 }
 
-/* @name, a copy, as the next enclosing name of case @c */
-static void path_add(struct rp_case *c, const char *name)
+/* @name, a copy, kept by @run for the paths of its cases */
+static const char *name_keep(struct rp_run *run, const char *name)
 {
-	c->path = rp_xrealloc(c->path, c->nr_path + 1, sizeof(*c->path));
-	c->path[c->nr_path++] = rp_xstrdup(name);
+	run->names = rp_grow(run->names, run->nr_names, &run->cap_names,
+			     sizeof(*run->names));
+	return run->names[run->nr_names++] = rp_xstrdup(name);
 }
 
 /*
  * The result line @name at @depth ends every program deeper than it:
  * each case still open deeper is one of its, and is open at @depth from
  * now on. Open runs are kept by depth, so these are the last ones, and
- * each case gets a name per depth it is under.
+ * each case gets a name per depth it is under, the one copy of it.
  */
 static void enclose(struct rp_run *run, unsigned int depth, const char *name)
 {
 	size_t i, first = run->nr_cases;
+	const char *kept;
+	struct rp_case *c;
 
 	if (!run->nr_open || run->open[run->nr_open - 1].depth <= depth)
 		return;
 	while (run->nr_open && run->open[run->nr_open - 1].depth > depth)
 		first = run->open[--run->nr_open].first;
-	for (i = first; i < run->nr_cases; i++)
-		path_add(&run->cases[i], name);
+	kept = name_keep(run, name);
+	for (i = first; i < run->nr_cases; i++) {
+		c = &run->cases[i];
+		c->path = rp_xrealloc(c->path, c->nr_path + 1,
+				      sizeof(*c->path));
+		c->path[c->nr_path++] = kept;
+	}
 	if (run->nr_open && run->open[run->nr_open - 1].depth == depth)
 		return;
 	if (!depth)
@@ -614,9 +661,9 @@ static void enclose(struct rp_run *run, unsigned int depth, const char *name)
 	run->open[run->nr_open++] = (struct rp_open){ depth, first };
 }
 
-/* the pending metrics as the case @name at @depth, which it takes */
-static void case_add(struct rp_run *run, char *name, unsigned int depth,
-		     bool ok)
+/* the pending metrics as the case @name at @depth */
+static void case_add(struct rp_run *run, const char *name,
+		     unsigned int depth, bool ok)
 {
 	struct rp_case *c;
 
@@ -626,7 +673,7 @@ static void case_add(struct rp_run *run, char *name, unsigned int depth,
 	*c = run->pending;
 	memset(&run->pending, 0, sizeof(run->pending));
 	c->path = rp_xrealloc(NULL, 1, sizeof(*c->path));
-	c->path[c->nr_path++] = name;
+	c->path[c->nr_path++] = name_keep(run, name);
 	c->ok = ok;
 	if (depth && (!run->nr_open ||
 		      run->open[run->nr_open - 1].depth != depth)) {
@@ -638,43 +685,48 @@ static void case_add(struct rp_run *run, char *name, unsigned int depth,
 	run->nr_cases++;
 }
 
-/* @c's path outermost first, joined by @sep, malloc()ed */
-static char *path_join(const struct rp_case *c, const char *sep)
+static int cmp_case_ref(const void *a, const void *b)
 {
-	size_t i, len = 1;
-	char *s;
+	const struct rp_case_ref *x = a, *y = b;
 
-	for (i = 0; i < c->nr_path; i++)
-		len += strlen(c->path[i]) + strlen(sep);
-	s = rp_xrealloc(NULL, len, 1);
-	*s = '\0';
-	for (i = 0; i < c->nr_path; i++) {
-		if (i)
-			strcat(s, sep);
-		strcat(s, c->path[i]);
-	}
-	return s;
+	if (x->hash != y->hash)
+		return x->hash < y->hash ? -1 : 1;
+	return (x->idx > y->idx) - (x->idx < y->idx);
 }
 
-/* every case's path outermost first, its name and key, and the index */
+/* FNV-1a of @h and then @s and its NUL */
+static uint64_t fnv1a(uint64_t h, const char *s)
+{
+	do {
+		h ^= (unsigned char)*s;
+		h *= 0x100000001b3ULL;
+	} while (*s++);
+	return h;
+}
+
+/* every case's path outermost first, its hash, and the index by hash */
 static void paths_done(struct rp_run *run)
 {
 	size_t i, j;
 
+	run->by_hash = rp_xrealloc(NULL, run->nr_cases,
+				   sizeof(*run->by_hash));
 	for (i = 0; i < run->nr_cases; i++) {
 		struct rp_case *c = &run->cases[i];
 
+		c->hash = 0xcbf29ce484222325ULL;
 		for (j = 0; j < c->nr_path / 2; j++) {
-			char *t = c->path[j];
+			const char *t = c->path[j];
 
 			c->path[j] = c->path[c->nr_path - 1 - j];
 			c->path[c->nr_path - 1 - j] = t;
 		}
-		c->name = path_join(c, RP_PATH_SEP);
-		c->key = path_join(c, "\n");
-		if (rp_hash_get(&run->case_idx, c->key) == RP_NONE)
-			rp_hash_put(&run->case_idx, c->key, i);
+		for (j = 0; j < c->nr_path; j++)
+			c->hash = fnv1a(c->hash, c->path[j]);
+		run->by_hash[i] = (struct rp_case_ref){ c->hash, i };
 	}
+	qsort(run->by_hash, run->nr_cases, sizeof(*run->by_hash),
+	      cmp_case_ref);
 }
 
 static void read_line(struct rp_run *run, unsigned int line, char *l,
@@ -704,8 +756,7 @@ static void read_line(struct rp_run *run, unsigned int line, char *l,
 		enclose(run, depth, name);
 		if (run->pending.nr_pol || run->pending.nr_ser)
 			case_add(run, name, depth, ok);
-		else
-			free(name);
+		free(name);
 		return;
 	}
 
@@ -764,7 +815,7 @@ int rp_read(struct rp_run *run, FILE *f)
 	free(l);
 	/* metrics with no result line after them: a case of their own */
 	if (run->pending.nr_pol || run->pending.nr_ser)
-		case_add(run, rp_xstrdup("(no result line)"), 0, false);
+		case_add(run, "(no result line)", 0, false);
 	paths_done(run);
 	return err;
 }

@@ -128,13 +128,13 @@ struct rp_metric {
 /*
  * A case is its path: the names of the result lines that enclose its own,
  * from the outermost program to the case, as a nested KTAP run writes
- * them after it (rp_read() puts each in as it comes).
+ * them after it (rp_read() puts each in as it comes). The names are the
+ * run's, each kept once however many cases it encloses.
  */
 struct rp_case {
-	char *name;		/* the path, joined by RP_PATH_SEP */
-	char *key;		/* the path, joined by '\n': its identity */
-	char **path;		/* innermost first while read, then outermost */
+	const char **path;	/* innermost first while read, then outermost */
 	size_t nr_path;
+	uint64_t hash;		/* of the path, to find it in another run */
 	bool ok;
 	struct rp_policy *pol;
 	size_t nr_pol, cap_pol;
@@ -160,7 +160,13 @@ struct rp_run {
 	const char *file;	/* for messages */
 	struct rp_case *cases;
 	size_t nr_cases, cap_cases;
-	struct rp_hash case_idx;	/* the first case of a path */
+	/* the cases by rp_case.hash, then in their order */
+	struct rp_case_ref {
+		uint64_t hash;
+		size_t idx;
+	} *by_hash;
+	char **names;		/* of the result lines in the cases' paths */
+	size_t nr_names, cap_names;
 	struct rp_case pending;	/* metrics not yet followed by a result */
 	struct rp_open *open;	/* by depth, the outermost first */
 	size_t nr_open, cap_open;
@@ -203,9 +209,11 @@ const struct rp_policy *rp_policy_find(const struct rp_case *c,
 				       const char *metric);
 /* the series whose rp_series.key is @key in @c (which may be NULL), or NULL */
 struct rp_series *rp_series_find(const struct rp_case *c, const char *key);
-/* the first case of @run whose rp_case.key is @key, or NULL */
+/* the first case of @run with the path of case @c, or NULL */
 const struct rp_case *rp_case_find(const struct rp_run *run,
-				   const char *key);
+				   const struct rp_case *c);
+/* @c's path joined by RP_PATH_SEP, as it is shown; malloc()ed */
+char *rp_case_name(const struct rp_case *c);
 /* default policy: summarize total, nothing else */
 const struct rp_policy *rp_policy_default(void);
 

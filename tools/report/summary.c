@@ -316,7 +316,7 @@ struct rp_verdict_info rp_judge(const struct rp_run *base,
 	}
 	if (!compared(s, p, &vi.current))
 		return vi;
-	old = rp_series_find(rp_case_find(base, c->key), s->key);
+	old = rp_series_find(rp_case_find(base, c), s->key);
 	if (!old || !compared(old, p, &vi.baseline)) {
 		vi.v = V_NO_BASELINE;
 		return vi;
@@ -524,6 +524,16 @@ static void json_summary(struct jw *w, const struct rp_points *pts,
 	jw_obj_end(w);
 }
 
+/* "case": case @c's path, as it is shown */
+static void json_case(struct jw *w, const struct rp_case *c)
+{
+	char *name = rp_case_name(c);
+
+	jw_key(w, "case");
+	jw_str(w, name);
+	free(name);
+}
+
 /* "path": the names of case @c's path, the outermost first */
 static void json_path(struct jw *w, const struct rp_case *c)
 {
@@ -588,8 +598,7 @@ static void json_series(struct jw *w, const struct rp_case *c,
 
 	rp_process(s, p, &pts);
 	jw_obj_start(w);
-	jw_key(w, "case");
-	jw_str(w, c->name);
+	json_case(w, c);
 	jw_key(w, "host");
 	jw_str(w, s->host);
 	if (s->nr_labels) {
@@ -655,13 +664,17 @@ static bool json_row_out(const struct rp_run *run, const struct rp_case *c,
 			 const struct jw *w, char *row, const char *bad,
 			 const char *what, const char *key)
 {
+	char *name;
+
 	if (!w->error)
 		printf("%s\n", row);
 	free(row);
 	if (!w->error)
 		return true;
 	fprintf(stderr, PROG ": %s: case \"", run->file);
-	message_str(stderr, c->name);
+	name = rp_case_name(c);
+	message_str(stderr, name);
+	free(name);
 	fprintf(stderr, "\", %s %s: %s%s; row not written\n", what, rp_esc(key),
 		bad ? bad : "a string is not UTF-8",
 		bad ? " is not finite, which JSON cannot hold" : "");
@@ -733,8 +746,7 @@ bool rp_balance_row(const struct rp_run *run, const struct rp_case *c,
 	jw_key(&w, "total");
 	json_num(&w, b->total, "the total", &bad);
 	jw_obj_end(&w);
-	jw_key(&w, "case");
-	jw_str(&w, c->name);
+	json_case(&w, c);
 	jw_key(&w, "host");
 	jw_str(&w, s->host);
 	jw_key(&w, "labels");

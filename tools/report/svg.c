@@ -507,7 +507,9 @@ static void svg_write(FILE *f, const struct rp_case *c,
 	rp_xml_text(f, title);
 	free(title);
 	fputs(" (", f);
-	rp_xml_text(f, c->name);
+	title = rp_case_name(c);
+	rp_xml_text(f, title);
+	free(title);
 	fprintf(f, ")%s</text>\n", p->rate ? ", rate" : "");
 	if (first->per_cpu)
 		svg_heat(f, pts, ser, n, p, id);
