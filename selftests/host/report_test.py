@@ -384,6 +384,7 @@ def table_as_policies_show(t):
              obs('busy', 1.0, [1.0, 0.0]), obs('busy', 2.0, [1.5, 0.25]),
              obs('cpu', 1.0, 1.35241), obs('bps', 1.0, 9.4126e9),
              obs('frac', 1.0, 0.0123456), obs('raw', 1.0, 123456789),
+             obs('edge', 1.0, 9999.7), obs('neg', 1.0, -9999.4),
              'ok 1 c']
     base = [x.replace('9412600000', '8000000000') for x in lines]
     with tempfile.TemporaryDirectory() as d:
@@ -397,8 +398,8 @@ def table_as_policies_show(t):
     want = {'util': ' 197  Percent of one CPU',
             'busy': ' 75  Percent of one CPU',
             'cpu': ' 135.2  Percent of one CPU',
-            'bps': ' 9.41G  Bits per second', 'frac': ' 12.35  (x1000)',
-            'raw': ' 123M'}
+            'bps': ' 9.41G  Bits per second', 'frac': ' 12.35  (scaled x1000)',
+            'raw': ' 123M', 'edge': ' 10k', 'neg': ' -9999'}
     for m, end in want.items():
         t.check(rows.get(m, '').endswith(end),
                 f'{m}: {rows.get(m)!r}, want it to end in {end!r}')
@@ -580,6 +581,29 @@ def svg_readable(t):
         t.check(round_apart(tt), f'time ticks {tt}')
         t.check(texts(bits, 'axis') == ['time (s)', 'Bits per second'],
                 f'axes {texts(bits, "axis")}')
+    # small values over a short run fill the plot; a narrow display
+    # range is the axis
+    small = [policy('lat', summarize='max'),
+             policy('fr', summarize='max', display_range={'min': 0.0,
+                                                          'max': 0.01})]
+    small += [obs(m, i * 0.1, 0.001 + i * 0.001) for m in ('lat', 'fr')
+              for i in range(4)] + ['ok 1 small']
+    with tempfile.TemporaryDirectory() as d:
+        rc, _, err, _ = run(small, '--svg', d)
+        try:
+            lat = ET.parse(os.path.join(d, '1-lat.svg')).getroot()
+            fr = ET.parse(os.path.join(d, '1-fr.svg')).getroot()
+        except (OSError, ET.ParseError) as e:
+            t.check(False, f'small: exit {rc}, {err}: {e}')
+            return
+    pts = [tuple(map(float, p.split(','))) for p in
+           lat.find(f'{ns}polyline').get('points').split()]
+    xs, ys = [x for x, _ in pts], [y for _, y in pts]
+    t.check(min(xs) < 80 and max(xs) > 690 and max(ys) - min(ys) > 250,
+            f'0.001 to 0.004 over 0.3 s drawn at {pts}')
+    tf = texts(fr, 'tick-v')
+    t.check(tf[:1] == ['0'] and tf[-1:] == ['0.010'],
+            f'display_range 0 to 0.01: ticks {tf}')
     for name, cpus in (('1-cpu.svg', 1), ('2-cpu.svg', 64)):
         heat = plots.get(name)
         if not t.check(heat is not None, f'{name}: {sorted(plots)}'):
@@ -651,6 +675,29 @@ def html_run():
              'ok 1 prog']
     base = [x.replace('9412600000.0', '1.2e10') for x in lines]
     return lines, base
+
+
+def html_hostile(t):
+    """names from the input reach the page as text, never as markup, and
+    without the controls HTML refuses (DEL, C1) or that would change how
+    the text around them is shown (bidi, line separators)"""
+    evil = '<script>alert(1)</script>&"\'\x7f\x85\u202e\u2028'
+    lines = [obs('m' + evil, 1.0, 1, host=evil, **{evil: evil}),
+             obs('m' + evil, 2.0, 2, host=evil, **{evil: evil}),
+             policy('p', display_label=evil), obs('p', 1.0, 1),
+             f'ok 1 case{evil}', f'ok 2 prog{evil}']
+    with tempfile.TemporaryDirectory() as d:
+        page = os.path.join(d, 'p.html')
+        rc, _, err, _ = run(lines, '--html', page)
+        with open(page) as f:
+            text = f.read()
+    pg = Page(text)
+    t.check(rc == 0 and 'script' not in pg.tags and
+            not any(c in text for c in '\x7f\x85\u202e\u2028'),
+            f'exit {rc}: {err}; tags {set(pg.tags)}; controls '
+            f'{[c for c in chr(0x7f) + chr(0x85) + chr(0x202e) if c in text]}')
+    t.check('\\u202e' in text and '&lt;script&gt;' in text,
+            'the names are not on the page, escaped')
 
 
 def html_page(t):
@@ -757,9 +804,10 @@ def html_in_chromium(t):
 
 def svg_at_the_edges(t):
     """a plot of values or times at the edges of a double has a number
-    wherever it has a coordinate: a flat series at 2e16 (where a double's
-    step is 4), a display range of -1e308 to 1e308, times 3e308 apart,
-    a per-cpu heat map of the same, values and times a subnormal apart"""
+    wherever it has a coordinate or a tick, in --svg and --html: a flat
+    series at 2e16 (where a double's step is 4) and at the largest
+    double, a display range of -1e308 to 1e308, times 3e308 apart and at
+    the largest, a per-cpu heat map, values and times a subnormal apart"""
     cases = {
         'flat': [obs('b', float(i), 2e16) for i in range(3)],
         'range': [policy('r', display_range={'min': -1e308, 'max': 1e308},
@@ -772,21 +820,30 @@ def svg_at_the_edges(t):
                       for i, v in enumerate((0.0, 5e-324, 5e-324))],
         'subnormal times': [obs('u', tm, 1)
                             for tm in (1.5e-323, 2e-323, 2.5e-323)],
+        'flat at the largest': [policy('m', summarize='max')] +
+                               [obs('m', float(i), 1.7976931348623157e308)
+                                for i in range(3)],
+        'times at the largest': [obs('n', 1.7976931348623157e308, i)
+                                 for i in range(3)],
     }
     for what, lines in cases.items():
         with tempfile.TemporaryDirectory() as d:
-            rc, _, err, _ = run(lines + ['ok 1 c'], '--svg', d)
+            page = os.path.join(d, 'page.html')
+            rc, _, err, _ = run(lines + ['ok 1 c'], '--svg', d,
+                                '--html', page)
             text = ''
             for name in os.listdir(d):
                 with open(os.path.join(d, name)) as f:
                     text += f.read()
-        coords = re.findall(r' (?:points|x|y|width|height)="([^"%]*)"',
-                            text)
+        coords = re.findall(r' (?:points|x|y|x1|x2|y1|y2|width|height)='
+                            r'"([^"%]*)"', text)
         bad = [c for c in coords
                if not all(re.fullmatch(r'-?\d+(\.\d+)?', x)
                           for x in re.split(r'[ ,]+', c.strip()))]
+        bad += re.findall(r'>[^<]*\b(?:inf|nan)\b[^<]*<', text)
         t.check(rc == 0 and text and not bad,
-                f'{what}: exit {rc}, {err!r}, coordinates {bad[:3]}')
+                f'{what}: exit {rc}, {err!r}, coordinates or ticks '
+                f'{bad[:3]}')
 
 
 def svg_only_regular_files(t):
@@ -1639,7 +1696,7 @@ TESTS = [rate_over_counter_reset, busy_cores_with_rate,
          case_paths_bounded,
          table_as_policies_show,
          malformed_lines_named, baseline_verdicts, svg_plots, svg_readable,
-         html_page, html_in_chromium,
+         html_page, html_hostile, html_in_chromium,
          output_errors,
          input_errors, svg_only_regular_files, svg_at_the_edges,
          metric_time_base_and_labels,

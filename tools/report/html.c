@@ -38,7 +38,7 @@ static void html_values(FILE *f, const struct rp_series *s,
 	if (p->label)
 		rp_xml_text(f, p->label);
 	else if (p->scale != 1)
-		fprintf(f, "(x%g)", p->scale);
+		fprintf(f, "(scaled x%g)", p->scale);
 	fputs("</td>", f);
 	free(text);
 }

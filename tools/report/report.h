@@ -48,11 +48,13 @@ void rp_hash_free(struct rp_hash *h);
  */
 #define RP_ESC_RING	8
 const char *rp_esc(const char *s);
+/* whether rp_esc() escapes code point @cp: C0, DEL, C1, line and bidi */
+bool rp_esc_cp(unsigned int cp);
 
 /*
  * @v for a person to read, into @buf: four significant digits below
- * 10,000 (135.2, 0.01235), three and an SI prefix from there (12.3k,
- * 9.41G, up to E); @buf.
+ * 10,000 (135.2, 0.01235), three and an SI prefix from there (10k,
+ * 12.3k, 9.41G, up to E); @buf.
  */
 #define RP_FMT_LEN	32
 const char *rp_fmt(double v, char *buf, size_t len);

@@ -469,7 +469,7 @@ void rp_table_row(const struct rp_case *c, const struct rp_series *s,
 	if (p->label)
 		printf("  %s", rp_esc(p->label));
 	else if (p->scale != 1)
-		printf("  (x%g)", p->scale);
+		printf("  (scaled x%g)", p->scale);
 	putchar('\n');
 	if (vi->v != V_NONE) {
 		fputs("    ", stdout);

@@ -34,9 +34,11 @@ static const char *const host_colors[] = {
 
 /*
  * @s as XML 1.0 text. XML has no C0 control but tab, newline and carriage
- * return, nor U+FFFE and U+FFFF, not even as character references: those
- * are written as the text \uXXXX, as JSON escapes them, and a byte that
- * is not UTF-8 (a case name can be anything) as \xNN.
+ * return, nor U+FFFE and U+FFFF, not even as character references, and
+ * HTML takes no C1 control or DEL either: those are written as the text
+ * \uXXXX, as JSON escapes them, and so are the line and bidi controls
+ * that would change how the text around them is shown (as rp_esc()
+ * does); a byte that is not UTF-8 (a case name can be anything) as \xNN.
  */
 void rp_xml_text(FILE *f, const char *s)
 {
@@ -51,7 +53,7 @@ void rp_xml_text(FILE *f, const char *s)
 		n = utf8_decode(p, &cp);
 		if (!n)
 			fprintf(f, "\\x%02x", *p++);
-		else if (cp < 0x20 || cp == 0xfffe || cp == 0xffff)
+		else if (rp_esc_cp(cp) || cp == 0xfffe || cp == 0xffff)
 			fprintf(f, "\\u%04x", cp);
 		else if (cp < ARRAY_SIZE(escaped) && escaped[cp])
 			fputs(escaped[cp], f);
@@ -106,7 +108,7 @@ static double svg_at(double x, double lo, double hi)
 
 /*
  * A range a person tells apart from a point: around a value, or values
- * within a millionth of each other (a flat rate, less a division's
+ * within a millionth of it of each other (a flat rate, less a division's
  * rounding), a millionth of it (at least 0.5) either side, so that a
  * flat series at 2e16, where a double's step is 4, is a line in the
  * middle and its ticks are round.
@@ -116,7 +118,7 @@ static void svg_widen(double *lo, double *hi)
 	double mid = *lo / 2 + *hi / 2;
 	double d = fmax(0.5, fabs(mid) * 1e-6);
 
-	if (*hi - *lo > d)
+	if (*hi > *lo && *hi - *lo > fabs(mid) * 1e-6)
 		return;
 	*lo = mid - d;
 	*hi = mid + d;
@@ -161,7 +163,9 @@ static struct svg_range svg_range(const struct rp_points *pts, size_t n,
 		r.t0 = 0;
 		r.t1 = 1;
 	}
-	svg_widen(&r.lo, &r.hi);
+	/* display_range fixes the axis, unless it is a point */
+	if (!(p->has_min && p->has_max && r.hi > r.lo))
+		svg_widen(&r.lo, &r.hi);
 	svg_widen(&r.t0, &r.t1);
 	return r;
 }
@@ -194,7 +198,7 @@ static int svg_ticks(double lo, double hi, double *t, double *step)
 	    first + *step > first)
 		for (; n < SVG_TICKS; n++) {
 			t[n] = first + n * *step;
-			if (t[n] > hi + *step * 1e-9)
+			if (!isfinite(t[n]) || t[n] - hi > *step * 1e-9)
 				break;
 		}
 	if (n >= 2)

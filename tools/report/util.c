@@ -113,8 +113,7 @@ void rp_hash_free(struct rp_hash *h)
 	memset(h, 0, sizeof(*h));
 }
 
-/* a code point a terminal acts on, or shows as something it is not */
-static bool esc_cp(unsigned int cp)
+bool rp_esc_cp(unsigned int cp)
 {
 	return cp < 0x20 || (cp >= 0x7f && cp < 0xa0) ||
 	       cp == 0x061c ||				/* ALM */
@@ -141,7 +140,7 @@ const char *rp_esc(const char *s)
 		if (!n) {
 			fprintf(f, "\\x%02x", *p);
 			n = 1;
-		} else if (esc_cp(cp)) {
+		} else if (rp_esc_cp(cp)) {
 			fprintf(f, "\\u%04x", cp);
 		} else {
 			fwrite(p, 1, n, f);
@@ -158,8 +157,9 @@ const char *rp_fmt(double v, char *buf, size_t len)
 	double a = fabs(v), m = v;
 	size_t i = 0;
 
-	if (!isfinite(v) || a < 10000) {
-		snprintf(buf, len, "%.4g", v);
+	/* from 9999.5 on, %.4g would write 1e+04 */
+	if (!isfinite(v) || a < 9999.5) {
+		snprintf(buf, len, "%.4g", v == 0 ? 0 : v);
 		return buf;
 	}
 	/* from 999.5 on, %.3g would write 1e+03 */
