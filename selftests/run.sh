@@ -83,18 +83,28 @@ kbuild_refuses_32_bit() {
 
 # a host test of report and replay on each build of make tools-sanitized
 # (ASan with LeakSanitizer; UBSan): its results, and no sanitizer report,
-# each of which goes to a file of its own
+# each of which goes to a file of its own. LeakSanitizer stops the world
+# with ptrace: where that is refused (yama's ptrace_scope 2 or 3, some
+# containers), leaks go unchecked, and the log says so. A run that does
+# not end in half an hour is a failure.
 sanitized() {	# TEST
-	local san log rc=0
+	local san log opts rc=0
 
 	for san in asan ubsan; do
 		log=$top/build/$san/log
 		rm -rf "$log" && mkdir -p "$log" || return
+		opts=log_path=$log/report
+		if [ "$san" = asan ] && ! ASAN_OPTIONS=$opts \
+		   "$top/build/asan/ksft-perfmon-report" --help > /dev/null; then
+			echo "# LeakSanitizer cannot run here: leaks not checked"
+			cat "$log"/*
+			rm -f "$log"/*
+			opts=$opts:detect_leaks=0
+		fi
 		echo "# $san"
-		KPM_TOOLS=$top/build/$san KPM_SANITIZED=1 \
-			ASAN_OPTIONS=log_path=$log/report \
-			UBSAN_OPTIONS=log_path=$log/report:print_stacktrace=1 \
-			/usr/bin/python3 "$1" | grep -v '^ok '
+		KPM_TOOLS=$top/build/$san KPM_SANITIZED=1 ASAN_OPTIONS=$opts \
+			UBSAN_OPTIONS=$opts:print_stacktrace=1 \
+			timeout 1800 /usr/bin/python3 "$1" | grep -v '^ok '
 		[ "${PIPESTATUS[0]}" -eq 0 ] || rc=1
 		if [ -n "$(ls -A "$log")" ]; then
 			cat "$log"/* | head -200
@@ -117,9 +127,11 @@ host_side() {
 	run_ktap extend selftests/host/extend_test
 	run_ktap report /usr/bin/python3 selftests/host/report_test.py
 	run_ktap replay /usr/bin/python3 selftests/host/replay_test.py
-	step sanitize.build make -s tools-sanitized
-	step sanitize.report_test sanitized selftests/host/report_test.py
-	step sanitize.replay_test sanitized selftests/host/replay_test.py
+	# no sanitized test on the tools of an earlier build
+	if step sanitize.build make -s tools-sanitized; then
+		step sanitize.report_test sanitized selftests/host/report_test.py
+		step sanitize.replay_test sanitized selftests/host/replay_test.py
+	fi
 	step fuzz.samples_libfuzzer_60s fuzz_samples
 	# Documentation/ with Sphinx, warnings being errors; make install into a
 	# DESTDIR, its man pages and completion checked against --help; DKMS

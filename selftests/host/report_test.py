@@ -755,7 +755,8 @@ def html_in_chromium(t):
     if SANITIZED:
         return 'SKIP: the page is the same in a sanitizer build'
     lines, base = html_run()
-    with tempfile.TemporaryDirectory() as d:
+    # chromium may leave its profile behind as the directory goes
+    with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as d:
         page = os.path.join(d, 'run.html')
         p = subprocess.run([TOOL, '--baseline', write_run(d, base, 'b'),
                             '--html', page, write_run(d, lines)],
@@ -773,14 +774,20 @@ def html_in_chromium(t):
         shots = {}
         for name in (page, ctl, blank):
             png = name + '.png'
-            c = subprocess.run(['chromium', '--headless', '--no-sandbox',
-                                '--disable-gpu', '--hide-scrollbars',
-                                f'--user-data-dir={d}/profile',
-                                '--window-size=1280,2000',
-                                f'--screenshot={png}',
-                                '--enable-logging=stderr', '--log-level=0',
-                                'file://' + name],
-                               capture_output=True, text=True, timeout=300)
+            try:
+                c = subprocess.run(['chromium', '--headless', '--no-sandbox',
+                                    '--disable-gpu', '--hide-scrollbars',
+                                    f'--user-data-dir={d}/profile',
+                                    '--window-size=1280,2000',
+                                    f'--screenshot={png}',
+                                    '--enable-logging=stderr',
+                                    '--log-level=0', 'file://' + name],
+                                   capture_output=True, text=True,
+                                   timeout=600)
+            except (OSError, subprocess.TimeoutExpired) as e:
+                t.check(False, f'chromium: {e} (scripts/deps.sh installs '
+                        'it)')
+                return
             console = [x for x in c.stderr.splitlines() if ':CONSOLE' in x]
             try:
                 with open(png, 'rb') as f:
