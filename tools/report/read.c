@@ -630,6 +630,21 @@ static const char *name_keep(struct rp_run *run, const char *name)
 }
 
 /*
+ * Cases from @first on open at @depth, where no result line encloses
+ * them yet: a run of their own, unless the last run is at @depth already
+ * (they follow it) or @depth is 0 (nothing can enclose them).
+ */
+static void open_at(struct rp_run *run, unsigned int depth, size_t first)
+{
+	if (!depth ||
+	    (run->nr_open && run->open[run->nr_open - 1].depth == depth))
+		return;
+	run->open = rp_grow(run->open, run->nr_open, &run->cap_open,
+			    sizeof(*run->open));
+	run->open[run->nr_open++] = (struct rp_open){ depth, first };
+}
+
+/*
  * The result line @name at @depth ends every program deeper than it:
  * each case still open deeper is one of its, and is open at @depth from
  * now on. Open runs are kept by depth, so these are the last ones, and
@@ -652,13 +667,7 @@ static void enclose(struct rp_run *run, unsigned int depth, const char *name)
 				      sizeof(*c->path));
 		c->path[c->nr_path++] = kept;
 	}
-	if (run->nr_open && run->open[run->nr_open - 1].depth == depth)
-		return;
-	if (!depth)
-		return;
-	run->open = rp_grow(run->open, run->nr_open, &run->cap_open,
-			    sizeof(*run->open));
-	run->open[run->nr_open++] = (struct rp_open){ depth, first };
+	open_at(run, depth, first);
 }
 
 /* the pending metrics as the case @name at @depth */
@@ -675,13 +684,7 @@ static void case_add(struct rp_run *run, const char *name,
 	c->path = rp_xrealloc(NULL, 1, sizeof(*c->path));
 	c->path[c->nr_path++] = name_keep(run, name);
 	c->ok = ok;
-	if (depth && (!run->nr_open ||
-		      run->open[run->nr_open - 1].depth != depth)) {
-		run->open = rp_grow(run->open, run->nr_open, &run->cap_open,
-				    sizeof(*run->open));
-		run->open[run->nr_open++] = (struct rp_open){ depth,
-							      run->nr_cases };
-	}
+	open_at(run, depth, run->nr_cases);
 	run->nr_cases++;
 }
 
