@@ -25,6 +25,7 @@ static void html_values(FILE *f, const struct rp_series *s,
 			const struct rp_points *pts,
 			const struct rp_policy *p)
 {
+	char buf[RP_UNIT_LEN];
 	char *text;
 	size_t len;
 	FILE *m;
@@ -35,10 +36,7 @@ static void html_values(FILE *f, const struct rp_series *s,
 	fputs("<td class=\"value\">", f);
 	rp_xml_text(f, text[0] == ' ' ? text + 1 : text);
 	fputs("</td><td class=\"unit\">", f);
-	if (p->label)
-		rp_xml_text(f, p->label);
-	else if (p->scale != 1)
-		fprintf(f, "(scaled x%g)", p->scale);
+	rp_xml_text(f, rp_unit(p, buf, sizeof(buf)));
 	fputs("</td>", f);
 	free(text);
 }

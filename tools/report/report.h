@@ -296,6 +296,12 @@ double rp_display_scale(const struct rp_series *s, const struct rp_policy *p);
  */
 void rp_values_text(FILE *f, const struct rp_series *s,
 		    const struct rp_points *pts, const struct rp_policy *p);
+/*
+ * What a shown value of policy @p is in: display_label, or without one
+ * "(scaled xN)" for a display_scale (in @buf), or ""
+ */
+#define RP_UNIT_LEN	32
+const char *rp_unit(const struct rp_policy *p, char *buf, size_t len);
 void rp_verdict_text(FILE *f, const struct rp_series *s,
 		     const struct rp_policy *p,
 		     const struct rp_verdict_info *vi);

@@ -384,6 +384,16 @@ void rp_values_text(FILE *f, const struct rp_series *s,
 	}
 }
 
+const char *rp_unit(const struct rp_policy *p, char *buf, size_t len)
+{
+	if (p->label)
+		return p->label;
+	if (p->scale == 1)
+		return "";
+	snprintf(buf, len, "(scaled x%g)", p->scale);
+	return buf;
+}
+
 void rp_verdict_text(FILE *f, const struct rp_series *s,
 		     const struct rp_policy *p,
 		     const struct rp_verdict_info *vi)
@@ -459,17 +469,18 @@ void rp_table_row(const struct rp_case *c, const struct rp_series *s,
 {
 	const struct rp_policy *p = rp_policy_of(c, s);
 	char *name = rp_series_name(s, false);
+	char buf[RP_UNIT_LEN];
 	struct rp_points pts;
+	const char *unit;
 
 	rp_process(s, p, &pts);
 	printf("  %-22s %-8s %-12s %6zu ", rp_esc(name),
 	       *s->host ? rp_esc(s->host) : "-",
 	       rp_stat_names[p->summarize], pts.nr);
 	rp_values_text(stdout, s, &pts, p);
-	if (p->label)
-		printf("  %s", rp_esc(p->label));
-	else if (p->scale != 1)
-		printf("  (scaled x%g)", p->scale);
+	unit = rp_unit(p, buf, sizeof(buf));
+	if (*unit)
+		printf("  %s", rp_esc(unit));
 	putchar('\n');
 	if (vi->v != V_NONE) {
 		fputs("    ", stdout);
