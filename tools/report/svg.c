@@ -179,44 +179,53 @@ static double svg_x(const struct svg_range *r, double t)
 /* at most this many ticks on an axis, at round numbers */
 #define SVG_TICKS	8
 
+/* an axis's ticks: @n at @t, @step apart (0: not round), up to @max */
+struct svg_ticks {
+	double t[SVG_TICKS];
+	double step, max;	/* max: the largest magnitude of a tick */
+	int n;
+};
+
 /*
  * Ticks from @lo to @hi at a round step (1, 2 or 5 times a power of 10)
- * of about a quarter of the range, into @t; how many, and the step in
- * *@step. Where no such step is a double that tells ticks apart (ranges
- * at a double's edges), five evenly spaced ones and a step of 0.
+ * of about a quarter of the range. Where no such step is a double that
+ * tells ticks apart (ranges at a double's edges), five evenly spaced ones
+ * and a step of 0.
  */
-static int svg_ticks(double lo, double hi, double *t, double *step)
+static void svg_ticks(double lo, double hi, struct svg_ticks *tk)
 {
-	double raw = (hi - lo) / 4, mag, first;
+	double raw = (hi - lo) / 4, mag, first, step;
 	int n = 0;
 
 	mag = pow(10, floor(log10(raw)));
-	*step = raw / mag < 1.5 ? mag : raw / mag < 3 ? 2 * mag :
-		raw / mag < 7 ? 5 * mag : 10 * mag;
-	first = ceil(lo / *step) * *step;
-	if (isfinite(*step) && *step > 0 && isfinite(first) &&
-	    first + *step > first)
+	step = raw / mag < 1.5 ? mag : raw / mag < 3 ? 2 * mag :
+	       raw / mag < 7 ? 5 * mag : 10 * mag;
+	first = ceil(lo / step) * step;
+	if (isfinite(step) && step > 0 && isfinite(first) &&
+	    first + step > first)
 		for (; n < SVG_TICKS; n++) {
-			t[n] = first + n * *step;
-			if (!isfinite(t[n]) || t[n] - hi > *step * 1e-9)
+			tk->t[n] = first + n * step;
+			if (!isfinite(tk->t[n]) || tk->t[n] - hi > step * 1e-9)
 				break;
 		}
-	if (n >= 2)
-		return n;
-	for (n = 0; n <= 4; n++)
-		t[n] = svg_at(n / 4.0, lo, hi);
-	*step = 0;
-	return n;
+	if (n < 2) {
+		for (n = 0; n <= 4; n++)
+			tk->t[n] = svg_at(n / 4.0, lo, hi);
+		step = 0;
+	}
+	tk->n = n;
+	tk->step = step;
+	tk->max = fmax(fabs(tk->t[0]), fabs(tk->t[n - 1]));
 }
 
 /*
- * Tick @v of an axis whose ticks are @step apart and reach @max in
- * magnitude: as many decimals as the step has, with an SI prefix from
- * 10,000 on (20, 0.5, 2500, 25k, 1.5G)
+ * Tick @k of @tk: as many decimals as the step has, with an SI prefix
+ * from 10,000 on (20, 0.5, 2500, 25k, 1.5G)
  */
-static void svg_tick_text(FILE *f, double v, double step, double max)
+static void svg_tick_text(FILE *f, const struct svg_ticks *tk, int k)
 {
 	static const char prefix[] = " kMGTPE";
+	double v = tk->t[k], step = tk->step, max = tk->max;
 	double div = 1;
 	int i = 0, dec;
 
@@ -256,34 +265,34 @@ static void svg_value_name(FILE *f, const struct rp_policy *p)
 static void svg_axes(FILE *f, const struct svg_range *r, double y0,
 		     double h, const struct rp_policy *p)
 {
-	double t[SVG_TICKS], step, max, y;
-	int i, n;
+	struct svg_ticks tk;
+	double y;
+	int i;
 
 	fprintf(f, "<rect x=\"%d\" y=\"%.1f\" width=\"%d\" height=\"%.1f\" fill=\"none\" stroke=\"#444\"/>\n",
 		SVG_LEFT, y0, SVG_W - SVG_LEFT - SVG_RIGHT, h);
-	n = svg_ticks(r->t0, r->t1, t, &step);
-	max = fmax(fabs(t[0]), fabs(t[n - 1]));
-	for (i = 0; i < n; i++) {
+	svg_ticks(r->t0, r->t1, &tk);
+	for (i = 0; i < tk.n; i++) {
 		fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#444\"/>\n",
-			svg_x(r, t[i]), svg_x(r, t[i]), y0 + h, y0 + h + 4);
+			svg_x(r, tk.t[i]), svg_x(r, tk.t[i]), y0 + h,
+			y0 + h + 4);
 		fprintf(f, "<text class=\"tick-t\" x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"middle\">",
-			svg_x(r, t[i]), y0 + h + 16);
-		svg_tick_text(f, t[i], step, max);
+			svg_x(r, tk.t[i]), y0 + h + 16);
+		svg_tick_text(f, &tk, i);
 		fputs("</text>\n", f);
 	}
 	fprintf(f, "<text class=\"axis\" x=\"%d\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\">time (s)</text>\n",
 		SVG_W - SVG_RIGHT, y0 + h + 30);
 	if (!p)
 		return;
-	n = svg_ticks(r->lo, r->hi, t, &step);
-	max = fmax(fabs(t[0]), fabs(t[n - 1]));
-	for (i = 0; i < n; i++) {
-		y = y0 + h - svg_frac(t[i], r->lo, r->hi) * h;
+	svg_ticks(r->lo, r->hi, &tk);
+	for (i = 0; i < tk.n; i++) {
+		y = y0 + h - svg_frac(tk.t[i], r->lo, r->hi) * h;
 		fprintf(f, "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n",
 			SVG_LEFT, SVG_W - SVG_RIGHT, y, y);
 		fprintf(f, "<text class=\"tick-v\" x=\"%d\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\">",
 			SVG_LEFT - 4, y + 4);
-		svg_tick_text(f, t[i], step, max);
+		svg_tick_text(f, &tk, i);
 		fputs("</text>\n", f);
 	}
 	fprintf(f, "<text class=\"axis\" x=\"14\" y=\"%.1f\" font-size=\"12\" text-anchor=\"middle\" transform=\"rotate(-90 14 %.1f)\">",
@@ -366,9 +375,10 @@ static void svg_cells(FILE *f, const struct rp_points *pts, size_t cpu,
 static void svg_color_scale(FILE *f, const struct svg_range *r, double y,
 			    const struct rp_policy *p, const char *id)
 {
-	double t[SVG_TICKS], step, max, x;
+	struct svg_ticks tk;
 	char color[8];
-	int i, n;
+	double x;
+	int i;
 
 	fprintf(f, "<defs><linearGradient id=\"%s\">", id);
 	for (i = 0; i <= 10; i++) {
@@ -379,15 +389,14 @@ static void svg_color_scale(FILE *f, const struct svg_range *r, double y,
 	fputs("</linearGradient></defs>\n", f);
 	fprintf(f, "<rect class=\"scale\" x=\"%d\" y=\"%.1f\" width=\"%d\" height=\"12\" fill=\"url(#%s)\" stroke=\"#444\"/>\n",
 		SVG_LEFT, y, SVG_SCALE_W, id);
-	n = svg_ticks(r->lo, r->hi, t, &step);
-	max = fmax(fabs(t[0]), fabs(t[n - 1]));
-	for (i = 0; i < n; i++) {
-		x = SVG_LEFT + svg_frac(t[i], r->lo, r->hi) * SVG_SCALE_W;
+	svg_ticks(r->lo, r->hi, &tk);
+	for (i = 0; i < tk.n; i++) {
+		x = SVG_LEFT + svg_frac(tk.t[i], r->lo, r->hi) * SVG_SCALE_W;
 		fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#444\"/>\n",
 			x, x, y + 12, y + 16);
 		fprintf(f, "<text class=\"tick-c\" x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"middle\">",
 			x, y + 28);
-		svg_tick_text(f, t[i], step, max);
+		svg_tick_text(f, &tk, i);
 		fputs("</text>\n", f);
 	}
 	fprintf(f, "<text class=\"axis\" x=\"%d\" y=\"%.1f\" font-size=\"12\">",
