@@ -79,6 +79,18 @@ def run(lines, *args, baseline=None, max_mb=None):
     return p.returncode, p.stdout, p.stderr, rows
 
 
+def plot_roots(lines, *args):
+    """(exit status, stderr, {file: its SVG root}) of --svg on @lines;
+    None for the roots, and why in stderr, when a plot is not XML"""
+    with tempfile.TemporaryDirectory() as d:
+        rc, _, err, _ = run(lines, '--svg', d, *args)
+        try:
+            return rc, err, {f: ET.parse(os.path.join(d, f)).getroot()
+                             for f in os.listdir(d)}
+        except ET.ParseError as e:
+            return rc, f'{err}{e}', None
+
+
 def percentile(xs, p):
     """linear between closest ranks, by statistics, not by the tool's way"""
     xs = sorted(xs)
@@ -318,13 +330,9 @@ def case_is_its_path(t):
             'prog / sub2 (ok)', 'x (ok)']
     t.check(heads == want, f'{heads}')
 
-    with tempfile.TemporaryDirectory() as d:
-        rc, _, err, _ = run(two_programs(1, 2), '--svg', d)
-        titles = []
-        for f in sorted(os.listdir(d)):
-            root = ET.parse(os.path.join(d, f)).getroot()
-            titles.append(root.find('{http://www.w3.org/2000/svg}text').text
-                          .split(')')[0] + ')')
+    rc, err, plots = plot_roots(two_programs(1, 2))
+    titles = [plots[f].find('{http://www.w3.org/2000/svg}text').text
+              .split(')')[0] + ')' for f in sorted(plots or {})]
     t.check(rc == 0 and titles == ['lat (selftests: net: test_a / basic)',
                                    'lat (selftests: net: test_b / basic)'],
             f'exit {rc}: {titles} {err}')
@@ -504,18 +512,15 @@ def svg_plots(t):
     lines += [obs('tput', float(i), i * 3, host)
               for host in ('local', 'remote') for i in range(5)]
     lines += ['ok 1 plotted']
-    with tempfile.TemporaryDirectory() as d:
-        rc, _, err, _ = run(lines, '--svg', d)
-        t.check(rc == 0, f'exit {rc}: {err}')
-        files = sorted(os.listdir(d))
-        t.check(files == ['1-cpu.time.sys.svg', '1-tput.svg'], f'{files}')
-        ns = '{http://www.w3.org/2000/svg}'
-        try:
-            tput = ET.parse(os.path.join(d, '1-tput.svg')).getroot()
-            heat = ET.parse(os.path.join(d, '1-cpu.time.sys.svg')).getroot()
-        except (OSError, ET.ParseError) as e:
-            t.check(False, f'plots: {e}')
-            return
+    rc, err, plots = plot_roots(lines)
+    t.check(rc == 0, f'exit {rc}: {err}')
+    files = sorted(plots or {})
+    t.check(files == ['1-cpu.time.sys.svg', '1-tput.svg'], f'{files}')
+    ns = '{http://www.w3.org/2000/svg}'
+    tput = (plots or {}).get('1-tput.svg')
+    heat = (plots or {}).get('1-cpu.time.sys.svg')
+    if not t.check(tput is not None and heat is not None, f'plots: {err}'):
+        return
     lines_ = tput.findall(f'{ns}polyline')
     t.check(len(lines_) == 2, f'{len(lines_)} lines, want one per host')
     for pl in lines_:
@@ -564,15 +569,10 @@ def svg_readable(t):
             all(math.isclose(v / step, round(v / step), abs_tol=1e-9)
                 for v in vals)
 
-    with tempfile.TemporaryDirectory() as d:
-        rc, _, err, _ = run(lines, '--svg', d)
-        t.check(rc == 0, f'exit {rc}: {err}')
-        try:
-            plots = {f: ET.parse(os.path.join(d, f)).getroot()
-                     for f in os.listdir(d)}
-        except ET.ParseError as e:
-            t.check(False, f'{e}')
-            return
+    rc, err, plots = plot_roots(lines)
+    t.check(rc == 0, f'exit {rc}: {err}')
+    if not t.check(plots is not None, err):
+        return
     bits = plots.get('1-bits.svg')
     if t.check(bits is not None, f'{sorted(plots)}'):
         tv, tt = texts(bits, 'tick-v'), texts(bits, 'tick-t')
@@ -588,14 +588,12 @@ def svg_readable(t):
                                                           'max': 0.01})]
     small += [obs(m, i * 0.1, 0.001 + i * 0.001) for m in ('lat', 'fr')
               for i in range(4)] + ['ok 1 small']
-    with tempfile.TemporaryDirectory() as d:
-        rc, _, err, _ = run(small, '--svg', d)
-        try:
-            lat = ET.parse(os.path.join(d, '1-lat.svg')).getroot()
-            fr = ET.parse(os.path.join(d, '1-fr.svg')).getroot()
-        except (OSError, ET.ParseError) as e:
-            t.check(False, f'small: exit {rc}, {err}: {e}')
-            return
+    rc, err, small_plots = plot_roots(small)
+    lat = (small_plots or {}).get('1-lat.svg')
+    fr = (small_plots or {}).get('1-fr.svg')
+    if not t.check(lat is not None and fr is not None,
+                   f'small: exit {rc}, {err}'):
+        return
     pts = [tuple(map(float, p.split(','))) for p in
            lat.find(f'{ns}polyline').get('points').split()]
     xs, ys = [x for x, _ in pts], [y for _, y in pts]
