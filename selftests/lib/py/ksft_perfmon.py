@@ -21,6 +21,15 @@ The remote's clock is lined up with ours by `ksft-perfmon-nl clock`, to
 within the time its answer takes to come back (milliseconds for a netns
 remote; over ssh, half the network's round trip more).
 
+With the kernel library's metric API (ksft_metric() and
+ksft_metric_aggregate(), net/lib/py/ksft.py), a PerfMonitor created in
+a test case works as that library's SystemMonitor does, and is one
+under that name: it turns the library's metric reporting on for its
+block (so that Iperf3Runner reports its throughput and retransmits),
+its times are from the case's start (KSFT_METRICS_START), and its
+policies and observations are the case's own, which the library prints
+before the case's result line, each policy once.
+
 The module must be loaded on both hosts: on a host without it, record
 does not start, and entering the block raises PerfMonitorError with
 record's message ("is the ksft_perfmon module loaded?") once what it
@@ -31,6 +40,7 @@ host's lines are printed still. The tool is found in $KSFT_PERFMON_NL,
 in this tree's tools/, or on $PATH.
 """
 
+import heapq
 import json
 import os
 import re
@@ -39,8 +49,10 @@ import shlex
 import shutil
 import signal
 import subprocess
+import sys
 import time
 
+import lib.py
 from lib.py import bkg
 
 POLICY = '# ktap-metric-policy-json: '
@@ -67,6 +79,21 @@ def _tool():
 
 class PerfMonitorError(Exception):
     pass
+
+
+def _case_library():
+    """(the library's ksft module, its case's start in CLOCK_MONOTONIC
+    ns) when it has the metric API and a test case is running; else
+    (None, None)"""
+    aggregate = getattr(lib.py, 'ksft_metric_aggregate', None)
+    ksft = aggregate and sys.modules.get(aggregate.__module__)
+    if ksft is None:
+        return None, None
+    with ksft.KSFT_METRICS_LOCK:
+        start = ksft.KSFT_METRICS_START
+    if start is None:
+        return None, None
+    return ksft, round(start * 1e9)
 
 
 def _end(p, timeout, terminate=False):
@@ -212,7 +239,8 @@ class PerfMonitor:
     the optional metrics to record too, or ['all'] (record --metrics);
     @ready_s: how long each record may take to start sampling, after
     which PerfMonitorError is raised and what started is stopped, on the
-    remote too."""
+    remote too. In a test case of the library with the metric API, the
+    case's start is the clock, and @start_ns must not be given."""
 
     def __init__(self, cfg, interval_ms=1000, ring=None, start_ns=None,
                  tool=None, metrics=(), ready_s=30):
@@ -220,6 +248,12 @@ class PerfMonitor:
         self.ready_s = ready_s
         self.interval_ms, self.ring = interval_ms, ring
         self.metrics = list(metrics)
+        self._ksft, case_ns = _case_library()
+        if self._ksft is not None:
+            if start_ns is not None:
+                raise ValueError('start_ns: in a test case, the times are '
+                                 'from its start, KSFT_METRICS_START')
+            start_ns = case_ns
         self.start_ns = time.monotonic_ns() if start_ns is None else start_ns
         self.tool = tool or _tool()
         self._policies = {}     # name: JSON text, in registration order
@@ -252,7 +286,22 @@ class PerfMonitor:
                 offset = remote - seen
         return self.start_ns + offset
 
+    def _reporting(self, on):
+        """the library's metric reporting, where it has it, on or off"""
+        reporting = getattr(self._ksft, 'ksft_metric_reporting', None)
+        if reporting is not None:
+            reporting(on)
+
     def __enter__(self):
+        self._reporting(True)
+        try:
+            self._start()
+        except BaseException:
+            self._reporting(False)
+            raise
+        return self
+
+    def _start(self):
         self._recorders.append(_Recorder(
             self.tool, 'local', self.cfg.ifname, self.start_ns,
             self.interval_ms, self.ring, self.metrics,
@@ -267,7 +316,6 @@ class PerfMonitor:
         except BaseException:
             self._stop_all()
             raise
-        return self
 
     def _stop_all(self):
         outs = []
@@ -280,10 +328,18 @@ class PerfMonitor:
         return outs
 
     def __exit__(self, ex_type, ex_value, ex_tb):
+        self._reporting(False)
         outs = self._stop_all()
-        for out in outs:
-            self._take(out)
-        self.flush()
+        try:
+            for out in outs:
+                self._take(out)
+            self.flush()
+        except (ValueError, RuntimeError) as e:
+            # a policy the case gave otherwise: the block's own exception
+            # is the one to see
+            if ex_type is None:
+                raise
+            print(f'# the metrics of ksft_perfmon: {e}')
 
     def _policy(self, name, text):
         old = self._policies.get(name)
@@ -316,9 +372,35 @@ class PerfMonitor:
         self._obs.append((t, len(self._obs), line))
 
     def flush(self):
-        """print what was collected: policies, then observations by time"""
-        for text in self._policies.values():
-            print(POLICY + text)
-        for _, _, line in sorted(self._obs):
-            print(line)
+        """print what was collected: policies, then observations by time;
+        in a test case of the library, give them to the case instead"""
+        policies, obs = self._policies, sorted(self._obs)
         self._policies, self._obs = {}, []
+        if self._ksft is not None:
+            self._to_case(policies, obs)
+            return
+        for text in policies.values():
+            print(POLICY + text)
+        for _, _, line in obs:
+            print(line)
+
+    def _to_case(self, policies, obs):
+        """@policies through ksft_metric_aggregate(), which prints each
+        once; @obs into the case's observations, by time among those
+        there. Not through ksft_metric(): that stamps the time of its
+        call, and a sample has the time the kernel took it"""
+        ksft = self._ksft
+        for text in policies.values():
+            policy = json.loads(text)
+            ksft.ksft_metric_aggregate(policy.pop('name'), **policy)
+        obs = [json.loads(line[len(OBS):]) for _, _, line in obs]
+        with ksft.KSFT_METRICS_LOCK:
+            if ksft.KSFT_METRICS is None:
+                raise RuntimeError('PerfMonitor ended after its test case')
+            merged = list(heapq.merge(ksft.KSFT_METRICS, obs,
+                                      key=lambda m: m['time']))
+            ksft.KSFT_METRICS[:] = merged
+
+
+# for a test of the kernel's library: ksft_perfmon's, in place of its own
+SystemMonitor = PerfMonitor
