@@ -217,6 +217,15 @@ suite_main() {
 				"$KPM_KSFT" failures
 		fi
 		run drv_nsim selftests/lib/sh/drv_env.sh nsim "$KPM_KSFT"
+		# the RFC's library and SystemMonitor, with the RFC's patches
+		# (KPM_RFC_PATCHES): its iperf.py on PerfMonitor, and both
+		# monitors around one iperf3. Userspace but for the module, and
+		# iperf.py asks for 10 iperf3 intervals, which a debug kernel
+		# under emulation does not give: on one kernel
+		if [ "$kernel_name" = 6.12 ]; then
+			run drv_rfc selftests/lib/sh/drv_env.sh veth \
+				"$KPM_KSFT" rfc
+		fi
 	else
 		echo "KPM-RESULT: skip drv.no_selftest_library_given"
 	fi

@@ -14,7 +14,10 @@
 # "$(scripts/kernel.sh list)"); KPM_KVM=1 uses KVM instead of TCG; KPM_SMP
 # sets the main and minute guests' CPUs (default 4); KPM_STEP_LIMIT the
 # seconds a step of a guest may take (default: half the guest's time);
-# KPM_FUZZ_SEED nl_fuzz's seed (default 1).
+# KPM_FUZZ_SEED nl_fuzz's seed (default 1); KPM_RFC_PATCHES a directory
+# holding the patches of the RFC "selftests: net: add performance metric
+# reporting" (0001.patch to 0004.patch), to test PerfMonitor with its
+# library: without it, those tests skip.
 
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -168,7 +171,9 @@ guest() {	# PREFIX OWN VM.SH-ARGS... -- COMMAND...
 	scripts/vm.sh --kernel "$image" --modules "$modules" --mem "$mem" \
 		--timeout "$timeout" ${KPM_KVM:+--kvm} "${vm_args[@]}" -- \
 		env KPM_STEP_LIMIT="${KPM_STEP_LIMIT:-$((timeout / 2))}" \
-		${KPM_FUZZ_SEED:+"KPM_FUZZ_SEED=$KPM_FUZZ_SEED"} "$@" | tee "$log"
+		${KPM_FUZZ_SEED:+"KPM_FUZZ_SEED=$KPM_FUZZ_SEED"} \
+		${KPM_RFC_PATCHES:+"KPM_RFC_PATCHES=$KPM_RFC_PATCHES"} \
+		"$@" | tee "$log"
 	vm_rc=${PIPESTATUS[0]}
 	while read -r status name; do
 		case "$name" in
@@ -338,6 +343,16 @@ case "${KPM_STEP_LIMIT:-1}" in
 *[!0-9]* | 0*) echo "run.sh: KPM_STEP_LIMIT '$KPM_STEP_LIMIT' is not a number of seconds" >&2
    exit 2 ;;
 esac
+if [ -n "${KPM_RFC_PATCHES:-}" ]; then
+	for p in 0001 0002 0003 0004; do
+		[ -f "$KPM_RFC_PATCHES/$p.patch" ] || {
+			echo "run.sh: KPM_RFC_PATCHES: no $p.patch in '$KPM_RFC_PATCHES'" >&2
+			exit 2
+		}
+	done
+	KPM_RFC_PATCHES=$(cd "$KPM_RFC_PATCHES" && pwd)
+	export KPM_RFC_PATCHES
+fi
 echo "kernels: $kernels"
 rm -rf "$T"
 mkdir -p "$T"
@@ -415,10 +430,15 @@ fi
 # not know: a step that did not run, or a test renamed, changes the count
 # only through selftests/expected-results. A line KERNEL,KERNEL.../NAME
 # stands for KERNEL/NAME of each of those kernels that ran, */NAME for
-# every kernel's; "NAME # SKIP" is a result that must skip.
+# every kernel's; "NAME # SKIP" is a result that must skip. "NAME # RFC"
+# is a result only where the RFC's patches are given, "NAME # RFC, else
+# SKIP" one that skips where they are not.
 expected() {
-	awk -v ran=" $(echo $kernels) " -v known=" $(echo $known) " '
+	awk -v ran=" $(echo $kernels) " -v known=" $(echo $known) " \
+		-v rfc="${KPM_RFC_PATCHES:+1}" '
 		/^(#|$)/ { next }
+		/ # RFC, else SKIP$/ { sub(/ # RFC, else SKIP$/, rfc ? "" : " # SKIP") }
+		/ # RFC$/ { if (!rfc) next; sub(/ # RFC$/, "") }
 		{
 			i = index($0, "/")
 			ks = substr($0, 1, i - 1)

@@ -68,20 +68,11 @@ def best_shift(local, remote):
     return best and best[1]
 
 
-def main():
-    path, case = sys.argv[1], sys.argv[2]
-    with open(path) as f:
-        lines = f.read().splitlines()
-    c = Ktap('drv')
-    result = [i for i, line in enumerate(lines)
-              if line.startswith('ok ') and line.endswith(case)]
-    c.check(len(result) == 1, 'case_passed', f'no "ok N ...{case}"')
-    metric = [(i, m.group(1), m.group(2)) for i, line in enumerate(lines)
-              if (m := LINE.match(line))]
-    end = result[0] if result else -1
-    c.check(metric and all(i < end for i, _, _ in metric),
-            'metric_lines_before_result', f'result at line {end + 1}')
-
+def policies_and_observations(c, metric):
+    """@metric's lines, (index, kind, JSON text), checked: the JSON as
+    Python writes it, each policy once and before every observation, the
+    system metrics' policies the format's test vectors. (the policies'
+    names, the observations)"""
     objs = [(kind, json.loads(text), text) for _, kind, text in metric]
     c.check(all(dumps(o) == text for _, o, text in objs),
             'json_dumps_byte_identical')
@@ -99,23 +90,52 @@ def main():
     c.check(all(by_name.get(n) == v for n, v in VECTORS.items()),
             'system_policies_equal_test_vectors',
             f'{set(VECTORS) - set(by_name)} missing or different')
+    return names, [o for kind, o, _ in objs if kind == 'ktap-metric-json']
 
+
+def system_metrics_of(c, obs, host):
+    """@host's system metrics, all there, with the traffic in its system
+    and softirq time; the last value of each of its metrics"""
+    seen = {o['name'] for o in obs if o['host'] == host}
+    c.check(set(VECTORS) <= seen, f'{host}.all_system_metrics',
+            f'{host}: missing {set(VECTORS) - seen}')
+    last = {}
+    for o in obs:
+        if o['host'] == host:
+            last[o['name']] = o['value']
+    busy = sum(x for n in ('cpu.time.sys', 'cpu.time.sirq')
+               for x in last.get(n, []) if x is not None)
+    c.check(busy >= 0.1, f'{host}.traffic_in_sys_and_softirq',
+            f'{host}: {busy} s of sys + softirq')
+    return last
+
+
+def read_output(c, path, case):
+    """the lines of @path, @case's result passed; (the lines, the index of
+    its result line or -1, its metric lines as (index, kind, JSON text))"""
+    with open(path) as f:
+        lines = f.read().splitlines()
+    result = [i for i, line in enumerate(lines)
+              if line.startswith('ok ') and line.endswith(case)]
+    c.check(len(result) == 1, 'case_passed', f'no "ok N ...{case}"')
+    metric = [(i, m.group(1), m.group(2)) for i, line in enumerate(lines)
+              if (m := LINE.match(line))]
+    return lines, result[0] if result else -1, metric
+
+
+def main():
+    path, case = sys.argv[1], sys.argv[2]
+    c = Ktap('drv')
+    lines, end, metric = read_output(c, path, case)
+    c.check(metric and all(i < end for i, _, _ in metric),
+            'metric_lines_before_result', f'result at line {end + 1}')
+
+    names, obs = policies_and_observations(c, metric)
     c.check(set(names) == set(VECTORS) | {'throughput', OPTIONAL},
             'optional_metrics_as_asked', f'{names}')
 
-    obs = [o for kind, o, _ in objs if kind == 'ktap-metric-json']
     for host in ('local', 'remote'):
-        seen = {o['name'] for o in obs if o['host'] == host}
-        c.check(set(VECTORS) <= seen, f'{host}.all_system_metrics',
-                f'{host}: missing {set(VECTORS) - seen}')
-        last = {}
-        for o in obs:
-            if o['host'] == host:
-                last[o['name']] = o['value']
-        busy = sum(x for n in ('cpu.time.sys', 'cpu.time.sirq')
-                   for x in last.get(n, []) if x is not None)
-        c.check(busy >= 0.1, f'{host}.traffic_in_sys_and_softirq',
-                f'{host}: {busy} s of sys + softirq')
+        last = system_metrics_of(c, obs, host)
         # iperf3's segments and ACKs, each host the receiver of one
         processed = sum(x for x in last.get(OPTIONAL, []) if x is not None)
         c.check(processed >= 100, f'{host}.packets_in_softnet_processed',
@@ -143,7 +163,7 @@ def main():
             f'the remote lines up best {shift} s off')
     print(f'# the remote lines up best {shift} s off')
 
-    c.check(len(tput) >= 1 and 'throughput' in by_name and
+    c.check(len(tput) >= 1 and 'throughput' in names and
             all(o['host'] == 'local' for o in obs
                 if o['name'] == 'throughput'),
             'throughput_recorded_by_test', f'{tput}')

@@ -13,9 +13,14 @@
 # check_perfmon_output.py, non-zero exit when a check failed. With
 # "failures", the test is
 # selftests/kernel/perfmon_py_remote_failures_test.py instead, its own
-# KTAP the output.
+# KTAP the output. With "rfc", the library is a copy of KSFT_DIR's with
+# the RFC's patches 1-4 from $KPM_RFC_PATCHES applied (its metric API
+# and SystemMonitor), and the tests are its drivers/net/hw/iperf.py with
+# SystemMonitor imported from ksft_perfmon.py, checked by
+# check_rfc_output.py, and selftests/kernel/rfc_monitors_test.py; without
+# the patches, one result that skips.
 #
-# usage: drv_env.sh veth|ssh|nsim KSFT_DIR [failures]
+# usage: drv_env.sh veth|ssh|nsim KSFT_DIR [failures|rfc]
 
 set -u
 top=$(cd "$(dirname "$0")/../../.." && pwd)
@@ -32,7 +37,8 @@ case "$what" in
 perfmon) cp "$top/selftests/kernel/perfmon_py_test.py" "$test" || exit 1 ;;
 failures) cp "$top/selftests/kernel/perfmon_py_remote_failures_test.py" \
 		"$test" || exit 1 ;;
-*) echo "usage: drv_env.sh veth|ssh|nsim KSFT_DIR [failures]" >&2; exit 2 ;;
+rfc) test= ;;
+*) echo "usage: drv_env.sh veth|ssh|nsim KSFT_DIR [failures|rfc]" >&2; exit 2 ;;
 esac
 out=$(mktemp)
 sshd=$(mktemp -d)
@@ -66,10 +72,61 @@ nsim)
 	fi
 	;;
 *)
-	echo "usage: drv_env.sh veth|ssh|nsim KSFT_DIR [failures]" >&2
+	echo "usage: drv_env.sh veth|ssh|nsim KSFT_DIR [failures|rfc]" >&2
 	exit 2
 	;;
 esac
+
+# KSFT_DIR's net/lib and drivers/net in @out/tools/testing/selftests, the
+# RFC's patches applied, with the tree's ynl and specs beside them
+rfc_tree() {	# OUT
+	local src p
+	src=$(cd "$ksft/../../.." && pwd) || return
+	mkdir -p "$1/tools" &&
+		(cd "$src" && cp -a --parents tools/testing/selftests/net/lib \
+			tools/testing/selftests/drivers/net "$1") &&
+		ln -s "$src/tools/net" "$1/tools/net" &&
+		ln -s "$src/Documentation" "$1/Documentation" || return
+	for p in 0001 0002 0003 0004; do
+		patch -p1 -F3 -s --no-backup-if-mismatch -d "$1" \
+			< "$KPM_RFC_PATCHES/$p.patch" || return
+	done
+}
+
+if [ "$what" = rfc ]; then
+	if [ -z "${KPM_RFC_PATCHES:-}" ]; then
+		echo "ok 1 rfc.patches_applied # SKIP KPM_RFC_PATCHES is not set: no RFC to test with"
+		exit 0
+	fi
+	rfc=$(mktemp -d)
+	trap 'rm -rf "$rfc" "$out"; ssh_remote_stop "$sshd"; ip netns del $R 2>/dev/null' EXIT
+	rfc_tree "$rfc"
+	rc=$?
+	hw=$rfc/tools/testing/selftests/drivers/net/hw
+	# after the library's import, which it overrides
+	[ $rc -eq 0 ] && sed '/^from lib.py import/,/)$/{/)$/a\
+from ksft_perfmon import SystemMonitor  # ksft_perfmon'"'"'s, not the library'"'"'s
+}' "$hw/iperf.py" > "$hw/iperf_kpm.py"
+	# the one import, and nothing else
+	[ $rc -eq 0 ] && [ "$(diff "$hw/iperf.py" "$hw/iperf_kpm.py" | grep -c '^[<>]')" = 1 ] ||
+		rc=1
+	echo "$( [ $rc -eq 0 ] || printf not\ )ok 1 rfc.patches_applied"
+	[ $rc -eq 0 ] || exit 1
+	cp "$top/selftests/kernel/rfc_monitors_test.py" "$hw/" || exit 1
+	export PYTHONPATH=$top/selftests/lib/py
+	export KSFT_PERFMON_NL=$top/tools/ksft-perfmon-nl
+	python3 "$hw/iperf_kpm.py" > "$out" 2>&1
+	rc=$?
+	grep -v 'ktap-metric' "$out" | sed 's/^/# /'
+	echo "# $(grep -c 'ktap-metric' "$out") metric lines; iperf_kpm.py exited $rc"
+	python3 "$top/selftests/lib/py/check_rfc_output.py" "$out" \
+		iperf_kpm.test_iperf || rc=1
+	# its one case is a result
+	python3 "$hw/rfc_monitors_test.py" > "$out" 2>&1 || rc=1
+	grep -v 'ktap-metric' "$out" |
+		sed 's/^\(not \)\{0,1\}ok 1 /\1ok 2 rfc./'
+	exit "$rc"
+fi
 
 if [ "$what" = failures ]; then
 	PYTHONPATH=$top/selftests/lib/py \
