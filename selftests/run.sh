@@ -130,10 +130,12 @@ host_side() {
 	run_ktap extend selftests/host/extend_test
 	run_ktap report /usr/bin/python3 selftests/host/report_test.py
 	run_ktap replay /usr/bin/python3 selftests/host/replay_test.py
+	run_ktap link /usr/bin/python3 selftests/host/link_test.py
 	# no sanitized test on the tools of an earlier build
 	if step sanitize.build make -s tools-sanitized; then
 		step sanitize.report_test sanitized selftests/host/report_test.py
 		step sanitize.replay_test sanitized selftests/host/replay_test.py
+		step sanitize.link_test sanitized selftests/host/link_test.py
 	fi
 	step fuzz.samples_libfuzzer_60s fuzz_samples
 	# Documentation/ with Sphinx, warnings being errors; make install into a

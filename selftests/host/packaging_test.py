@@ -19,7 +19,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
 from ktap import Ktap   # noqa: E402
 
 TOP = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..')
-NL_CMDS = ('record', 'show', 'dump', 'metric', 'replay', 'clock', 'top')
+NL_CMDS = ('record', 'show', 'dump', 'metric', 'replay', 'clock', 'link', 'top')
 LONG = re.compile(r'(?<![\w-])--[a-z][a-z-]*')
 # an option's line in --help: "  -i, --ifname NAME  ..."
 OPTION_LINE = re.compile(r'^ +(?:-\w, )?(--[a-z][a-z-]*)', re.M)

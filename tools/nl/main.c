@@ -231,6 +231,7 @@ static const struct {
 	{ "metric", do_metric, "print a shell test's own observation as a KTAP line" },
 	{ "replay", do_replay, "print the lines of a killed record from its spool" },
 	{ "clock", do_clock, "print CLOCK_MONOTONIC ns, as --time-base takes it" },
+	{ "link", do_link, "run a record --control on another host, over one connection" },
 	{ "top", do_top, "per-CPU utilization and NIC rates, live" },
 };
 

@@ -80,6 +80,7 @@ extern const struct kpm_cmd show_cmd;
 extern const struct kpm_cmd dump_cmd;
 extern const struct kpm_cmd top_cmd;
 extern const struct kpm_cmd metric_cmd;
+extern const struct kpm_cmd link_cmd;
 extern const char clock_usage[], clock_usage_line[];
 
 /* ---- session.c: the session client ------------------------------------ */
@@ -125,6 +126,7 @@ int do_show(int argc, char **argv);
 int do_dump(int argc, char **argv);
 int do_top(int argc, char **argv);
 int do_clock(int argc, char **argv);
+int do_link(int argc, char **argv);
 int do_metric(int argc, char **argv);
 
 #endif

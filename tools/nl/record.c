@@ -6,10 +6,12 @@
  * the spool into lines.
  */
 
+#define _GNU_SOURCE		/* ppoll() */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,8 +68,8 @@ static void print_no_queues(const struct record *r)
 /*
  * The kernel selftests' bkg(..., ksft_ready=True) passes a pipe in
  * KSFT_READY_FD and waits for a line on it: sampling has started. The
- * line names our pid, so that a helper can stop a record it started on
- * another host.
+ * line names our pid, so that a helper can stop a record it started
+ * (on another host, one whose standard input --control cannot end).
  *
  * ready_fd() reads the variable before record opens anything, so that a
  * descriptor that is open then is the caller's: one that is not is
@@ -100,6 +102,77 @@ static void tell_ready(int fd)
 	sigaction(SIGPIPE, &old, NULL);
 	if (fd > STDERR_FILENO)
 		close(fd);
+}
+
+/*
+ * record --control: standard input is the line of the host that started
+ * record on this one (ksft-perfmon-nl link, PerfMonitor). Before
+ * recording, a line "clock" is answered on standard output with "clock
+ * NS", our CLOCK_MONOTONIC, at once; a line "base NS" gives the time base
+ * and starts recording. Read a byte at a time, so that nothing after the
+ * base is taken in.
+ */
+static uint64_t control_base(void)
+{
+	char line[64];
+	size_t len = 0;
+	ssize_t n;
+	char c;
+
+	for (;;) {
+		n = read(STDIN_FILENO, &c, 1);
+		if (n < 0 && errno == EAGAIN) {		/* a non-blocking input */
+			poll(&(struct pollfd){ .fd = STDIN_FILENO,
+					       .events = POLLIN }, 1, -1);
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			die("--control: standard input ended before the time base");
+		if (c != '\n') {
+			if (len == sizeof(line) - 1)
+				die("--control: a request of over %zu bytes",
+				    sizeof(line) - 1);
+			line[len++] = c;
+			continue;
+		}
+		line[len] = '\0';
+		len = 0;
+		if (!strcmp(line, "clock")) {
+			printf("clock %llu\n", (unsigned long long)now_ns());
+			if (fflush(stdout))
+				die("--control: cannot answer: %s",
+				    strerror(errno));
+		} else if (!strncmp(line, "base ", 5)) {
+			return parse_u64("--control: the base", line + 5,
+					 UINT64_MAX);
+		} else {
+			die("--control: not a request (clock, base NS): '%.40s'",
+			    line);
+		}
+	}
+}
+
+/*
+ * Sleep @ns, less when standard input ends (or fails), which stops a
+ * record --control: whether it did. What is read meanwhile is dropped.
+ */
+static bool control_wait(uint64_t ns)
+{
+	struct pollfd p = { .fd = STDIN_FILENO, .events = POLLIN };
+	struct timespec ts = {
+		.tv_sec = ns / NSEC_PER_SEC,
+		.tv_nsec = ns % NSEC_PER_SEC,
+	};
+	char buf[256];
+	ssize_t n;
+
+	/* the time, or a signal, which the loop looks at */
+	if (ppoll(&p, 1, &ts, NULL) <= 0)
+		return false;
+	n = read(STDIN_FILENO, buf, sizeof(buf));
+	return !n || (n < 0 && errno != EINTR && errno != EAGAIN);
 }
 
 /* --metrics all: every optional metric, the queues' only with netdevs */
@@ -141,13 +214,13 @@ int do_record(int argc, char **argv)
 	uint32_t metrics = 0;
 	struct session_opts so;
 	uint64_t period, period_max, duration = 0;
-	uint64_t start, end, now;
+	uint64_t start, end, now, wait;
 	struct command cmd = {};
 	int opt, rc = 0, err, fd;
 	bool early;
 	const char *host = "local";
 	uint64_t time_base = 0;
-	bool have_base = false, raw = false;
+	bool have_base = false, raw = false, control = false;
 	const char *spool_path = NULL;
 	uint64_t gaps = 0;
 	struct record r;
@@ -192,11 +265,18 @@ int do_record(int argc, char **argv)
 		case 'm':
 			metrics |= parse_metrics(optarg);
 			break;
+		case 'C':
+			control = true;
+			break;
 		}
 	}
 	if (opt < 0)
 		return g.help ? 0 : EXIT_USAGE;
-	if (!duration == (optind >= argc)) {
+	if (control && (optind < argc || have_base)) {
+		fprintf(stderr, PROG " record: --control takes no COMMAND and no --time-base: the base comes on standard input\n");
+		return EXIT_USAGE;
+	}
+	if (!control && !duration == (optind >= argc)) {
 		fprintf(stderr, PROG " record: give either --duration or -- COMMAND\n");
 		return EXIT_USAGE;
 	}
@@ -209,6 +289,10 @@ int do_record(int argc, char **argv)
 
 	/* first, while every open descriptor is the caller's */
 	fd = ready_fd();
+	if (control) {
+		time_base = control_base();
+		have_base = true;
+	}
 	kpm_nl_open(&nl);
 	/* COMMAND's to inherit no more than the spool */
 	fcntl(nl_socket_get_fd(nl.sk), F_SETFD, FD_CLOEXEC);
@@ -268,7 +352,8 @@ int do_record(int argc, char **argv)
 	period = sa.interval * (s.ring_size / 4 ? s.ring_size / 4 : 1);
 	if (period > period_max)
 		period = period_max;
-	end = start + duration;
+	/* --control without --duration: until standard input ends */
+	end = duration ? start + duration : UINT64_MAX;
 	for (;;) {
 		err = drain(&nl, &d);
 		/* what was read survives a SIGKILL, for replay */
@@ -282,7 +367,11 @@ int do_record(int argc, char **argv)
 		now = now_ns();
 		if (!cmd.pid && now >= end)
 			break;
-		sleep_ns(cmd.pid || end - now > period ? period : end - now);
+		wait = cmd.pid || end - now > period ? period : end - now;
+		if (!control)
+			sleep_ns(wait);
+		else if (control_wait(wait))
+			break;
 	}
 	running_command = NULL;
 	if (cmd.pid)

@@ -60,11 +60,16 @@ static const struct kpm_opt record_opts[] = {
 	  .help = "with nic.queue metrics, the queues of each\n"
 		  "direction of a netdev they cover (default 16,\n"
 		  "at most 64)" },
+	{ .name = "control", .val = 'C', .long_only = true,
+	  .help = "take the time base from standard input and stop\n"
+		  "at its end (record on a remote host for link:\n"
+		  "see CONTROL below)" },
 	{}
 };
 
 const struct kpm_cmd record_cmd = {
-	.usage = "usage: " PROG " record [OPTIONS] (--duration S | -- COMMAND [ARGS...])\n",
+	.usage = "usage: " PROG " record [OPTIONS] (--duration S | -- COMMAND [ARGS...])\n"
+		 "       " PROG " record [OPTIONS] --control\n",
 	.about = "\n"
 		"Sample the CPUs and netdevs in the kernel while COMMAND runs, or for S\n"
 		"seconds, then print the KTAP metric policy and observation lines.\n"
@@ -103,6 +108,15 @@ const struct kpm_cmd record_cmd = {
 		"open descriptor, \"ready PID\" is written to it once the kernel samples\n"
 		"(the kernel selftests' bkg(ksft_ready=True) convention); COMMAND does not\n"
 		"see the variable.\n"
+		"\n"
+		"CONTROL: with --control, standard input is the line of the host that\n"
+		"started record on this one (" PROG " link, ksft_perfmon.py). Before\n"
+		"recording, record answers each line \"clock\" at once with \"clock NS\",\n"
+		"this host's CLOCK_MONOTONIC, on standard output; a line \"base NS\" gives\n"
+		"the time base on this host's clock and starts recording, and the end of\n"
+		"standard input stops it, as SIGTERM would (--duration, if given, too);\n"
+		"an end before the base is an error.\n"
+		"\n"
 		"Exit status: 1 on an error (output that could not be written is one),\n"
 		"2 on a usage error; else COMMAND's as a shell gives it (128+N when a\n"
 		"signal N ended it) when not 0; else 3 when samples were lost; else 0.\n",
@@ -229,6 +243,40 @@ const struct kpm_cmd metric_cmd = {
 	.opts = metric_opts,
 	.usage_err = KPM_USAGE_ALL,
 	.help_col = HELP_COL,
+};
+
+/* ---- link ---------------------------------------------------------------- */
+
+static const struct kpm_opt link_opts[] = {
+	{ .name = "time-base", .val = 't', .arg = "NS",
+	  .help = "our CLOCK_MONOTONIC ns that time 0 stands for" },
+	{}
+};
+
+const struct kpm_cmd link_cmd = {
+	.usage = "usage: " PROG " link --time-base NS -- COMMAND [ARGS...]\n",
+	.about = "\n"
+		"Run COMMAND, which runs \"" PROG " record --control\" on another host\n"
+		"(\"ssh HOST " PROG " record --control --host remote ...\"), and talk\n"
+		"to that record over COMMAND's standard input and output: the one\n"
+		"connection, from the start to the stop.\n"
+		"\n",
+	.opts = link_opts,
+	.more = "\n"
+		"link asks for the other host's clock three times and takes the answer\n"
+		"of the shortest round trip as of its middle, then gives record NS on\n"
+		"that clock as its time base, and writes \"clock OFFSET TRIP\" (ns that\n"
+		"clock is ahead of ours, and that round trip) to standard error. Lines\n"
+		"COMMAND prints before an answer go to standard error; what it prints\n"
+		"after, record's lines, to standard output, unchanged. SIGINT, SIGTERM,\n"
+		"SIGHUP or SIGQUIT closes COMMAND's standard input, which stops the\n"
+		"record; another one, or the first before the record has its time base,\n"
+		"sends COMMAND SIGTERM. link exits once COMMAND has, with its exit\n"
+		"status (128+N when a signal N ended it), or 1 when it ended with 0\n"
+		"before it answered a clock request.\n",
+	.usage_err = KPM_USAGE_LINE,
+	.help_col = HELP_COL,
+	.in_order = true,
 };
 
 /* ---- clock --------------------------------------------------------------- */

@@ -1,0 +1,329 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * "ksft-perfmon-nl link": a record --control on another host, over the
+ * one connection that runs it. Its clock is lined up with ours by
+ * requests on that connection, it is given the time base on its clock,
+ * its output is passed on, and a stop signal closes its standard input,
+ * which stops it: no second connection, to start or to stop.
+ */
+
+#define _GNU_SOURCE		/* ppoll() */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "nl-cmd.h"
+
+#define CLOCK_REQUESTS	3
+
+static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+static volatile sig_atomic_t stops, child_exited;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	stops++;
+}
+
+static void on_child(int sig)
+{
+	(void)sig;
+	child_exited = 1;
+}
+
+struct link {
+	pid_t pid;
+	int in;			/* COMMAND's standard input; -1: closed */
+	int out;		/* its standard output */
+	sigset_t wait_mask;	/* the signal mask ppoll() waits with */
+	int stops_seen;
+	bool started;		/* the record has its time base */
+	bool reaped;
+	int status;		/* COMMAND's, once reaped */
+	size_t len;		/* of buf */
+	char buf[65536];	/* its output, not yet taken */
+	char line[65536];	/* the line next_line() took */
+};
+
+/*
+ * The stop signals that came since the last look: the first closes
+ * COMMAND's standard input, which stops its record; another, or the first
+ * before the record had its time base (it records nothing yet, and may
+ * not be there to read its input), sends COMMAND SIGTERM.
+ */
+static void stop_check(struct link *l)
+{
+	for (; l->stops_seen < stops; l->stops_seen++) {
+		if (l->in >= 0) {
+			close(l->in);
+			l->in = -1;
+			if (l->started)
+				continue;
+		}
+		kill(l->pid, SIGTERM);
+	}
+}
+
+static void reap(struct link *l, int flags)
+{
+	pid_t r;
+
+	if (l->reaped || (flags == WNOHANG && !child_exited))
+		return;
+	child_exited = 0;
+	do
+		r = waitpid(l->pid, &l->status, flags);
+	while (r < 0 && errno == EINTR);
+	if (r < 0)
+		die("link: waitpid: %s", strerror(errno));
+	l->reaped = r == l->pid;
+}
+
+/*
+ * More of COMMAND's output into buf, waiting for it; 0 at its end. Once
+ * COMMAND has exited, only what is there: what it started may hold the
+ * pipe open.
+ */
+static size_t read_more(struct link *l)
+{
+	struct pollfd p = { .fd = l->out, .events = POLLIN };
+	const struct timespec now = {};
+	ssize_t n;
+
+	for (;;) {
+		stop_check(l);
+		reap(l, WNOHANG);
+		/* the signals are blocked but while it waits */
+		n = ppoll(&p, 1, l->reaped ? &now : NULL, &l->wait_mask);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			die("link: poll: %s", strerror(errno));
+		if (!n)
+			return 0;
+		n = read(l->out, l->buf + l->len, sizeof(l->buf) - l->len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			die("link: reading COMMAND's output: %s", strerror(errno));
+		l->len += n;
+		return n;
+	}
+}
+
+/*
+ * COMMAND's next line, in l->line; NULL when its output ended, or a stop
+ * came, first
+ */
+static const char *next_line(struct link *l)
+{
+	char *nl;
+	size_t n;
+
+	while (!(nl = memchr(l->buf, '\n', l->len))) {
+		/* no clock answer: a login's, passed on in pieces */
+		if (l->len == sizeof(l->buf)) {
+			fwrite(l->buf, 1, l->len, stderr);
+			l->len = 0;
+		}
+		if (!read_more(l) || l->in < 0)
+			return NULL;
+	}
+	n = nl - l->buf;
+	memcpy(l->line, l->buf, n);
+	l->line[n] = '\0';
+	l->len -= n + 1;
+	memmove(l->buf, nl + 1, l->len);
+	return l->line;
+}
+
+static void send_line(struct link *l, const char *line)
+{
+	size_t len = strlen(line);
+	ssize_t n;
+
+	while (l->in >= 0 && len) {
+		n = write(l->in, line, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)	/* COMMAND is gone: its status says why */
+			return;
+		line += n;
+		len -= n;
+	}
+}
+
+/*
+ * How far COMMAND's clock is ahead of ours: of CLOCK_REQUESTS requests,
+ * the one answered in the shortest round trip, its answer taken as of
+ * the middle of that trip (within half of it). Lines before an answer (a
+ * login's) go to standard error. False when COMMAND's output ended, or a
+ * stop came, first.
+ */
+static bool clock_offset(struct link *l, int64_t *offset, uint64_t *trip)
+{
+	uint64_t sent, seen, ns;
+	const char *line;
+	char *end;
+	int i;
+
+	for (i = 0; i < CLOCK_REQUESTS; i++) {
+		sent = now_ns();
+		send_line(l, "clock\n");
+		while ((line = next_line(l)) && strncmp(line, "clock ", 6))
+			fprintf(stderr, "%s\n", line);
+		seen = now_ns();
+		if (!line)
+			return false;
+		errno = 0;
+		ns = strtoull(line + 6, &end, 10);
+		if (errno || *end || end == line + 6)
+			die("link: COMMAND answered '%.40s', not a clock", line);
+		if (!i || seen - sent < *trip) {
+			*trip = seen - sent;
+			*offset = (int64_t)(ns - (sent + *trip / 2));
+		}
+	}
+	return true;
+}
+
+/* COMMAND's standard input and output, pipes of ours */
+static pid_t start(char **argv, int *in, int *out, const sigset_t *mask)
+{
+	int i_fd[2], o_fd[2];
+	size_t i;
+	pid_t pid;
+
+	if (pipe2(i_fd, O_CLOEXEC) || pipe2(o_fd, O_CLOEXEC))
+		die("link: pipe: %s", strerror(errno));
+	pid = fork();
+	if (pid < 0)
+		die("link: fork: %s", strerror(errno));
+	if (!pid) {
+		for (i = 0; i < ARRAY_SIZE(stop_signals); i++)
+			signal(stop_signals[i], SIG_DFL);
+		signal(SIGPIPE, SIG_DFL);
+		signal(SIGCHLD, SIG_DFL);
+		sigprocmask(SIG_SETMASK, mask, NULL);
+		if (dup2(i_fd[0], STDIN_FILENO) < 0 ||
+		    dup2(o_fd[1], STDOUT_FILENO) < 0)
+			_exit(127);
+		execvp(argv[0], argv);
+		fprintf(stderr, PROG " link: cannot run %s: %s\n", argv[0],
+			strerror(errno));
+		_exit(127);
+	}
+	close(i_fd[0]);
+	close(o_fd[1]);
+	*in = i_fd[1];
+	*out = o_fd[0];
+	return pid;
+}
+
+/* what is in buf, and the rest of COMMAND's output, to ours */
+static void pass_on(struct link *l)
+{
+	do {
+		if (l->len && fwrite(l->buf, 1, l->len, stdout) != l->len)
+			die("link: cannot write: %s", strerror(errno));
+		l->len = 0;
+	} while (read_more(l));
+	if (fflush(stdout))
+		die("link: cannot write: %s", strerror(errno));
+}
+
+int do_link(int argc, char **argv)
+{
+	struct kpm_getopt g = { .cmd = &link_cmd };
+	struct sigaction sa = { .sa_handler = on_stop };
+	struct link *l;
+	uint64_t base = 0, trip = 0;
+	bool have_base = false, lined_up;
+	int64_t offset = 0;
+	sigset_t block;
+	int opt, st, fd;
+	char line[64];
+	size_t i;
+
+	while ((opt = kpm_getopt(&g, argc, argv)) > 0) {
+		if (opt == 't') {
+			base = parse_u64("--time-base", optarg, UINT64_MAX);
+			have_base = true;
+		}
+	}
+	if (opt < 0)
+		return g.help ? 0 : EXIT_USAGE;
+	if (!have_base || optind >= argc) {
+		fprintf(stderr, PROG " link: give --time-base NS and -- COMMAND\n");
+		return EXIT_USAGE;
+	}
+	l = calloc(1, sizeof(*l));
+	if (!l)
+		die("out of memory");
+
+	/* blocked but while ppoll() waits: none is lost between looks */
+	/* COMMAND's pipes must not take the place of a closed 0, 1 or 2 */
+	while ((fd = open("/dev/null", O_RDWR)) >= 0 && fd <= STDERR_FILENO)
+		;
+	if (fd > STDERR_FILENO)
+		close(fd);
+	sigemptyset(&block);
+	for (i = 0; i < ARRAY_SIZE(stop_signals); i++)
+		sigaddset(&block, stop_signals[i]);
+	/* one at a time: each stops++ counts */
+	sa.sa_mask = block;
+	for (i = 0; i < ARRAY_SIZE(stop_signals); i++)
+		sigaction(stop_signals[i], &sa, NULL);
+	sigaddset(&block, SIGCHLD);
+	sa.sa_handler = on_child;
+	sigaction(SIGCHLD, &sa, NULL);
+	sigprocmask(SIG_BLOCK, &block, &l->wait_mask);
+	/* a COMMAND that is gone fails a request, not link */
+	signal(SIGPIPE, SIG_IGN);
+	l->pid = start(argv + optind, &l->in, &l->out, &l->wait_mask);
+
+	lined_up = clock_offset(l, &offset, &trip);
+	if (lined_up) {
+		if (offset < 0 && (uint64_t)-offset > base)
+			die("link: the time base is before COMMAND's clock began");
+		/*
+		 * For the caller, as "ready PID" is: not on the KTAP lines.
+		 * Before the base, so that it is written before record can
+		 * say it is ready, not into that line.
+		 */
+		fprintf(stderr, "clock %lld %llu\n", (long long)offset,
+			(unsigned long long)trip);
+		snprintf(line, sizeof(line), "base %llu\n",
+			 (unsigned long long)(base + offset));
+		send_line(l, line);
+		l->started = true;
+	}
+	pass_on(l);
+	/* its output ended: its input too, so that a stop now ends it */
+	if (l->in >= 0) {
+		close(l->in);
+		l->in = -1;
+	}
+	/* COMMAND may still run with its output closed: stops still count */
+	for (;;) {
+		stop_check(l);
+		reap(l, WNOHANG);
+		if (l->reaped)
+			break;
+		sigsuspend(&l->wait_mask);
+	}
+	st = l->status;
+	free(l);
+	if (WIFSIGNALED(st))
+		return 128 + WTERMSIG(st);
+	if (!lined_up && !WEXITSTATUS(st) && !stops) {
+		fprintf(stderr, PROG " link: COMMAND ended before it answered a clock request\n");
+		return EXIT_ERROR;
+	}
+	return WEXITSTATUS(st);
+}
