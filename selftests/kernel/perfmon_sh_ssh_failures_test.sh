@@ -78,8 +78,8 @@ check cannot_start_nothing_left nothing_left "ksft-perfmon-nl record"
 # waits when it records as the remote
 cat > "$slow" <<EOF
 #!/bin/sh
-case " \$* " in
-*" --host remote "*) sleep 40; touch "\$0.waited" ;;
+case "\$1 \$* " in
+"record "*" --host remote "*) sleep 40; touch "\$0.waited" ;;
 esac
 exec $KSFT_PERFMON_NL "\$@"
 EOF

@@ -17,9 +17,12 @@ seen and then the observations of both hosts (host "local" and
 "remote"), ordered by time, are printed: before the test case's result
 line, as the metric format wants. Times are seconds since the test case
 started: the PerfMonitor's creation, or start_ns (CLOCK_MONOTONIC ns).
-The remote's clock is lined up with ours by `ksft-perfmon-nl clock`, to
-within the time its answer takes to come back (milliseconds for a netns
-remote; over ssh, half the network's round trip more).
+The remote's record runs with --control over the one connection that
+starts it (an ssh, an ip netns exec): its clock is lined up with ours by
+requests on that connection, to within half a round trip, and the end
+of its standard input stops it, so it samples as long as ours give or
+take that trip. mon.remote_trip_s is the round trip the clock was
+lined up in.
 
 With the kernel library's metric API (ksft_metric() and
 ksft_metric_aggregate(), net/lib/py/ksft.py), a PerfMonitor created in
@@ -109,15 +112,61 @@ def _end(p, timeout, terminate=False):
     return True
 
 
+def _spawn_with_stdin(spawn):
+    """spawn() with a pipe of ours as the standard input it passes on (a
+    Remote's cmd() gives its Popen ours); (its result, the pipe's write
+    end). Our fd 0 is the pipe while it runs, for every thread"""
+    r, w = os.pipe()
+    try:
+        saved = os.dup(0)
+    except OSError:
+        saved = None
+    os.dup2(r, 0)
+    try:
+        return spawn(), w
+    finally:
+        if saved is None:
+            os.close(0)
+        else:
+            os.dup2(saved, 0)
+            os.close(saved)
+        os.close(r)
+
+
+def _line(fd, deadline):
+    """the next line of @fd, bytes without its newline (the last may have
+    none); None at its end; TimeoutError, with what came of the line,
+    past @deadline"""
+    line = b''
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0 or not select.select([fd], [], [], left)[0]:
+            raise TimeoutError(line)
+        c = os.read(fd, 1)      # no more: the rest is the tool's
+        if not c:
+            return line or None
+        if c == b'\n':
+            return line
+        line += c
+
+
 class _Recorder:
-    """one `record` on one host, stopped by its pid"""
+    """one `record` on one host: here, stopped by its pid; on the remote,
+    a record --control over the one connection that runs it, its clock
+    lined up and its time base given there, stopped by the end of its
+    standard input"""
 
     def __init__(self, tool, host_label, ifname, base, interval_ms, ring,
                  metrics, host=None, ready_s=30):
         self.host, self.label = host, host_label
+        self.control = None     # a remote's standard input
         args = [tool, 'record', '--interval', str(interval_ms),
-                '--host', host_label, '--time-base', str(base),
-                '--duration', str(7 * 24 * 3600)]
+                '--host', host_label]
+        if host is None:
+            args += ['--time-base', str(base), '--duration',
+                     str(7 * 24 * 3600)]
+        else:
+            args += ['--control']
         if ring:
             args += ['--ring', str(ring)]
         if metrics:
@@ -130,30 +179,59 @@ class _Recorder:
         # there too, with what its shell started
         comm = 'KSFT_READY_FD=2 exec ' + shlex.join(args)
         self.shell_pid = None
+        self.offset_ns = self.trip_ns = None
+        deadline = time.monotonic() + ready_s
         if host is None:
-            comm = ['/bin/sh', '-c', comm]
+            self.bkg = bkg(['/bin/sh', '-c', comm], fail=False)
         else:
             comm = f'/bin/sh -c {shlex.quote("echo pid $$ >&2; " + comm)}'
-        self.bkg = bkg(comm, host=host, fail=False)
-        self.pid = self._ready(ready_s)
+            self.bkg, self.control = _spawn_with_stdin(
+                lambda: bkg(comm, host=host, fail=False))
+            self._line_up(base, deadline, ready_s)
+        self.pid = self._ready(deadline, ready_s)
 
-    def _ready(self, timeout):
+    def _line_up(self, base, deadline, ready_s):
+        """the remote's clock, as record --control answers on its stdout:
+        of three requests, the answer of the shortest round trip, as of
+        its middle; then @base on that clock to the record. Lines before
+        an answer (a login's) are kept for a message"""
+        fd, said, best = self.bkg.proc.stdout.fileno(), [], None
+        try:
+            for _ in range(3):
+                sent = time.monotonic_ns()
+                os.write(self.control, b'clock\n')
+                while (line := _line(fd, deadline)) is not None and \
+                        not line.startswith(b'clock '):
+                    said.append(line.decode(errors='replace'))
+                seen = time.monotonic_ns()
+                if line is None:
+                    self._fail('did not start', said, b'', exited=True)
+                trip = seen - sent
+                if best is None or trip < best[0]:
+                    best = (trip, int(line[6:]) - (sent + trip // 2))
+            self.trip_ns, self.offset_ns = best
+            os.write(self.control, f'base {base + self.offset_ns}\n'.encode())
+        except TimeoutError as e:
+            said.append(e.args[0].decode(errors='replace'))
+            self._fail(f'not sampling after {ready_s} s', said, b'')
+        except (OSError, ValueError) as e:
+            # the pipe to a command that is gone, or no clock
+            self._fail(f'did not start ({e})', said, b'', exited=True)
+
+    def _ready(self, deadline, timeout):
         """record's pid, once it says it is ready; lines before it (a
         remote's shell may print some) are kept for a message"""
         fd = self.bkg.proc.stderr.fileno()
-        deadline = time.monotonic() + timeout
-        said, line = [], b''
+        said = []
         while True:
-            left = deadline - time.monotonic()
-            if left <= 0 or not select.select([fd], [], [], left)[0]:
-                self._fail(f'not sampling after {timeout} s', said, line)
-            c = os.read(fd, 1)      # no more: the rest is the tool's
-            if not c:
-                self._fail('did not start', said, line, exited=True)
-            line += c
-            if not line.endswith(b'\n'):
-                continue
-            text, line = line.decode(errors='replace').strip(), b''
+            try:
+                line = _line(fd, deadline)
+            except TimeoutError as e:
+                self._fail(f'not sampling after {timeout} s', said,
+                           e.args[0])
+            if line is None:
+                self._fail('did not start', said, b'', exited=True)
+            text = line.decode(errors='replace').strip()
             m = re.fullmatch(r'(pid|ready) ([0-9]+)', text)
             if m and m[1] == 'ready':
                 return int(m[2])
@@ -163,9 +241,15 @@ class _Recorder:
             else:
                 said.append(text)
 
+    def _close_control(self):
+        if self.control is not None:
+            os.close(self.control)
+            self.control = None
+
     def _fail(self, what, said, partial, exited=False):
         """@said, @partial: record's stderr so far; @exited: it ended
         (its own status, not a SIGTERM's, and nothing left to stop)"""
+        self._close_control()
         if not exited and self.host is not None and self.shell_pid is None:
             # the remote shell's pid may be on its way still
             self._wait_for_pid(partial, said)
@@ -180,8 +264,11 @@ class _Recorder:
             self._remote(f'kill -TERM -{self.shell_pid} 2>/dev/null || '
                          f'kill -TERM {self.shell_pid}')
         _end(self.bkg, 10, terminate=True)
-        err = '\n'.join(said + [partial.decode(errors='replace'),
-                                self.bkg.stderr]).strip()
+        # the shell's pid, when it came after what was read
+        rest = [x for x in self.bkg.stderr.splitlines()
+                if not re.fullmatch(r'pid [0-9]+', x)]
+        err = '\n'.join(said + [partial.decode(errors='replace')] +
+                        rest).strip()
         raise PerfMonitorError(f'ksft-perfmon-nl record on {self.label} '
                                f'{what}: {err or "no message"} (exit '
                                f'status {self.bkg.ret})')
@@ -209,13 +296,16 @@ class _Recorder:
         _end(bkg(comm, host=self.host, fail=False), 30)
 
     def stop(self):
-        """SIGTERM to record, wherever it runs; its output"""
+        """record told to stop: SIGTERM here, the end of its standard
+        input on the remote"""
         if self.host is None:
             os.kill(self.pid, signal.SIGTERM)
         else:
-            # gone already when its connection was lost, which its exit
-            # status says
-            self._remote(f'kill -TERM {self.pid}')
+            # a connection lost already says so in its exit status
+            self._close_control()
+
+    def output(self):
+        """record's output, once it stopped"""
         answered = _end(self.bkg, 120)
         # 3: samples were lost, which record says in its output
         if not answered or self.bkg.ret not in (0, 3):
@@ -259,32 +349,11 @@ class PerfMonitor:
         self._policies = {}     # name: JSON text, in registration order
         self._obs = []          # (time, order, line)
         self._recorders = []
+        self.remote_trip_s = None
 
     def now(self):
         """seconds since the test case started, as the lines have it"""
         return round((time.monotonic_ns() - self.start_ns) / 1e9, 6)
-
-    def _remote_base(self, tool):
-        """the remote's CLOCK_MONOTONIC at our start_ns. Starting a
-        command takes far longer than its answer takes to come back, so
-        the remote read its clock just before we saw the answer: of
-        three reads, each timed as its line arrives (an ssh's teardown
-        after it is no part of it), the one closest to that"""
-        offset = None
-        for _ in range(3):
-            p = bkg(f'{shlex.quote(tool)} clock', host=self.cfg.remote,
-                    fail=False)
-            line = p.proc.stdout.readline()
-            seen = time.monotonic_ns()
-            _end(p, 30)
-            if not line.strip().isdigit():
-                err = p.stderr.strip() or repr(line)
-                raise PerfMonitorError(f'ksft-perfmon-nl clock on remote: '
-                                       f'{err}')
-            remote = int(line)
-            if offset is None or remote - seen > offset:
-                offset = remote - seen
-        return self.start_ns + offset
 
     def _reporting(self, on):
         """the library's metric reporting, where it has it, on or off"""
@@ -308,20 +377,23 @@ class PerfMonitor:
             ready_s=self.ready_s))
         try:
             remote_tool = self.cfg.remote.deploy(self.tool)
-            remote_base = self._remote_base(remote_tool)
             self._recorders.append(_Recorder(
-                remote_tool, 'remote', self.cfg.remote_ifname, remote_base,
+                remote_tool, 'remote', self.cfg.remote_ifname, self.start_ns,
                 self.interval_ms, self.ring, self.metrics,
                 host=self.cfg.remote, ready_s=self.ready_s))
+            self.remote_trip_s = self._recorders[-1].trip_ns / 1e9
         except BaseException:
             self._stop_all()
             raise
 
     def _stop_all(self):
+        """every record stopped at once, then their outputs"""
         outs = []
         for r in self._recorders:
+            r.stop()
+        for r in self._recorders:
             try:
-                outs.append(r.stop())
+                outs.append(r.output())
             except PerfMonitorError as e:
                 print(f'# {e}')
         self._recorders = []

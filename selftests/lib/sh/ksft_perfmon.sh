@@ -18,9 +18,11 @@
 #	sampling IFNAME every MS ms (default 1000), and the optional
 #	metrics of LIST too (record --metrics LIST). Returns once both
 #	sample. Times are seconds since PERFMON_START_NS (CLOCK_MONOTONIC ns;
-#	default: now), the remote's clock lined up by "ksft-perfmon-nl clock
-#	-- REMOTE_PREFIX ..." to within the time an answer takes to come
-#	back. The tool must be at the same path on the remote. A record
+#	default: now). The remote's record runs with --control under
+#	"ksft-perfmon-nl link -- REMOTE_PREFIX ...": one connection, on
+#	which its clock is lined up with ours to within half a round trip
+#	(PERFMON_REMOTE_TRIP_NS) and which perfmon_stop ends, which stops
+#	it. The tool must be at the same path on the remote. A record
 #	not sampling within PERFMON_READY_S s (default 30: a debug kernel
 #	under load starts a remote's in seconds) fails it, after what it
 #	started is stopped: on the remote, what the command's shell
@@ -61,7 +63,7 @@ _perfmon_ready() {	# READY ERRORS RECORD_PID
 		kill -0 "$3" 2>/dev/null || break
 		sleep 0.1
 	done
-	said=$(grep -v -e '^ready ' -e '^pid ' "$2")
+	said=$(grep -v -e '^ready ' -e '^pid ' -e '^clock ' "$2")
 	if kill -0 "$3" 2>/dev/null; then
 		said="not sampling after ${PERFMON_READY_S:-30} s${said:+: $said}"
 	fi
@@ -70,7 +72,7 @@ _perfmon_ready() {	# READY ERRORS RECORD_PID
 }
 
 perfmon_start() {
-	local interval=1000 metrics= ifname= rifname= opt off base rbase rpid
+	local interval=1000 metrics= ifname= rifname= opt base rpid
 	local tool OPTIND=1
 	_perfmon_remote=
 	while getopts "i:m:l:r:R:" opt; do
@@ -101,16 +103,14 @@ perfmon_start() {
 		{ perfmon_stop >/dev/null; return 1; }
 	[ -n "$_perfmon_remote" ] || return 0
 
-	# how far the remote's clock is ahead, as the tool measures it
+	# The remote's record over one connection, link's: its clock lined
+	# up and its time base given on it, and stopped by its end. Its
+	# shell's pid first, record's once it execs: one that never says it
+	# is ready is stopped there too, with what its shell started
 	tool=$(printf '%q' "$KSFT_PERFMON_NL")
-	off=$("$KSFT_PERFMON_NL" clock -- $_perfmon_remote "$tool clock") ||
-		{ perfmon_stop >/dev/null; return 1; }
-	rbase=$((base + off))
-	# its shell's pid first, record's once it execs: one that never
-	# says it is ready is stopped there too, with what its shell started
-	$_perfmon_remote "echo pid \$\$ >&2; KSFT_READY_FD=2 exec $tool record \
+	"$KSFT_PERFMON_NL" link --time-base "$base" -- $_perfmon_remote \
+		"echo pid \$\$ >&2; KSFT_READY_FD=2 exec $tool record --control \
 		--interval $(printf '%q' "$interval") --host remote \
-		--time-base $rbase --duration 604800 \
 		${metrics:+--metrics $(printf '%q' "$metrics")} \
 		${rifname:+--ifname $(printf '%q' "$rifname")}" \
 		> "$_perfmon_dir/remote.ktap" 2> "$_perfmon_dir/remote.err" &
@@ -119,6 +119,8 @@ perfmon_start() {
 		"$_perfmon_dir/remote.err" "$!") ||
 		{ perfmon_stop >/dev/null; return 1; }
 	echo "$rpid" > "$_perfmon_dir/remote.pid"
+	PERFMON_REMOTE_TRIP_NS=$(sed -n 's/^clock -\{0,1\}[0-9]* \([0-9]*\)$/\1/p' \
+		"$_perfmon_dir/remote.err")
 }
 
 perfmon_metric() {	# NAME VALUE [POLICY_JSON]
@@ -159,9 +161,8 @@ perfmon_stop() {
 	[ -n "${_perfmon_pids[0]:-}" ] &&
 		kill -TERM "${_perfmon_pids[0]}" 2>/dev/null
 	if [ -s "$d/remote.pid" ]; then
-		# gone already when its connection was lost
-		timeout 30 $_perfmon_remote "kill -TERM $(cat "$d/remote.pid")" \
-			2>/dev/null
+		# link ends the connection's input, which stops the record
+		kill -TERM "${_perfmon_pids[1]}" 2>/dev/null
 	elif [ -n "${_perfmon_pids[1]:-}" ]; then
 		# a remote record that never said it was ready: what its
 		# shell started there (its process group: sshd makes a session
@@ -191,7 +192,8 @@ perfmon_stop() {
 		host=remote
 	done
 	for i in local remote; do
-		[ -s "$d/$i.err" ] && grep -v -e '^ready ' -e '^pid ' "$d/$i.err" |
+		[ -s "$d/$i.err" ] &&
+			grep -v -e '^ready ' -e '^pid ' -e '^clock ' "$d/$i.err" |
 			sed "s/^/# perfmon ($i): /"
 	done
 	cat "$d"/*.ktap 2>/dev/null | grep '^# ksft-perfmon: '
