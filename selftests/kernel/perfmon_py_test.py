@@ -58,6 +58,8 @@ def iperf3_monitored(cfg):
             ksft_ge(after + int(ahead) * 1000000000, remote)
     # on the monitor's clock, for the check that every time is inside
     ksft_pr(f"elapsed: {mon.now():.6f} s")
+    # for the check that the remote stopped sampling with us
+    ksft_pr(f"remote round trip: {mon.remote_trip_s:.9f} s")
     # 1 s each, but a debug kernel under emulation reports less often
     ksft_pr(f"{len(intervals)} iperf3 intervals")
     ksft_ge(len(intervals), 1)

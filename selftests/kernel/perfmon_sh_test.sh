@@ -6,7 +6,8 @@
 # one over veth, each second's throughput recorded by the test, both
 # endpoints sampled by ksft_perfmon. Prints KTAP; needs the module loaded
 # and root. With "ssh", the helper reaches the remote over ssh, an sshd in
-# the netns (selftests/lib/sh/ssh_env.sh), as the netdev CI's remotes are.
+# the netns (selftests/lib/sh/ssh_env.sh), as the netdev CI's remotes are,
+# 50 ms away each way.
 #
 # usage: perfmon_sh_test.sh [ssh]
 
@@ -45,7 +46,8 @@ ok=1
 # the remote's CLOCK_MONOTONIC 1000 s ahead of ours, as another host's is:
 # the helper must line both up
 if [ "${1:-}" = ssh ]; then
-	ssh_remote_start $R 192.0.2.2 1000 "$sshd" ||
+	ssh_remote_start $R 192.0.2.2 1000 "$sshd" &&
+		ssh_link_delay kpm-sa $R kpm-sb 50 ||
 		{ echo "not ok 1 perfmon_sh # no sshd"; exit 1; }
 	remote="$sshd/bin/ssh kpm-remote"
 else
@@ -55,6 +57,9 @@ t0=$SECONDS
 perfmon_start -i 250 -m cpu.softnet.processed -l kpm-sa -r "$remote" \
 	-R kpm-sb || ok=0
 echo "# both hosts sampling after $((SECONDS - t0)) s"
+printf '# remote round trip: %d.%09d s\n' \
+	$((${PERFMON_REMOTE_TRIP_NS:-0} / 1000000000)) \
+	$((${PERFMON_REMOTE_TRIP_NS:-0} % 1000000000))
 # ... which it is, so that lining the hosts up is tested with an offset:
 # read between two reads of ours, it is that far ahead of one and the other
 before=$("$KSFT_PERFMON_NL" clock)

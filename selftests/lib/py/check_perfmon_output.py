@@ -25,6 +25,7 @@ from ktap_metrics import LINE, VECTORS, dumps
 # what both tests ask for besides the default set
 OPTIONAL = 'cpu.softnet.processed'
 ELAPSED = re.compile(r'^(?:# )+elapsed: ([0-9.]+) s$')
+TRIP = re.compile(r'^(?:# )+remote round trip: ([0-9.]+) s$')
 REPORT = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..',
                       '..', '..', 'tools', 'ksft-perfmon-report')
 
@@ -151,6 +152,31 @@ def main():
             0 <= times[0] and times[-1] <= elapsed[0],
             'times_from_case_start_in_order',
             f'{times[:3]} ... {times[-3:]}, elapsed {elapsed}')
+
+    # The remote's record stops when its connection's input ends, which
+    # the stop of ours sends: the two stop within the connection's round
+    # trip (as the helper lined the clocks up in, whose error it bounds
+    # too), and each one's last sample is within an interval (the local
+    # samples' spacing) of its stop, or two where a timer period or the
+    # stop itself came late under load. A stop on a connection of its
+    # own takes seconds to open over ssh.
+    last, spacing = {}, []
+    for host in ('local', 'remote'):
+        ts = sorted({o['time'] for o in obs if o['host'] == host and
+                     o['name'] == 'cpu.time.sys'})
+        last[host] = ts[-1] if ts else None
+        if host == 'local':
+            spacing = [b - a for a, b in zip(ts, ts[1:])]
+    trip = [float(m.group(1)) for line in lines if (m := TRIP.match(line))]
+    bound = (2 * statistics.median(spacing) + trip[0]
+             if spacing and len(trip) == 1 else None)
+    c.check(bound is not None and None not in last.values() and
+            abs(last['remote'] - last['local']) <= bound,
+            'remote_stops_with_local',
+            f'last samples: local {last["local"]}, remote {last["remote"]};'
+            f' bound {bound} s (interval and round trip {trip})')
+    print(f'# last samples: local {last["local"]}, remote '
+          f'{last["remote"]}; round trip {trip} s')
 
     tput = [o['value'] for o in obs if o['name'] == 'throughput']
     tput_t = [o['time'] for o in obs if o['name'] == 'throughput']

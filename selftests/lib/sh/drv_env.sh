@@ -6,7 +6,8 @@
 #   veth   NetDrvEpEnv's NETIF mode over a veth pair, the remote endpoint
 #          a netns (REMOTE_TYPE=netns)
 #   ssh    the same veth pair, the remote endpoint reached over ssh
-#          (REMOTE_TYPE=ssh): an sshd in the netns (selftests/lib/sh/ssh_env.sh)
+#          (REMOTE_TYPE=ssh): an sshd in the netns (selftests/lib/sh/ssh_env.sh),
+#          50 ms away each way
 #   nsim   its netdevsim mode (needs netdevsim; Debian's 6.12 has none)
 # The test is copied into KSFT_DIR/drivers/net, where the library finds
 # itself. Needs the module loaded and root; KTAP output from
@@ -60,6 +61,8 @@ veth | ssh)
 	if [ "$mode" = ssh ]; then
 		# the sshd's clock 1000 s ahead of ours, as another host's is
 		ssh_remote_start $R 192.0.2.2 1000 "$sshd" || exit 1
+		# far: PerfMonitor's remote must stop with ours all the same
+		ssh_link_delay kpm-va $R kpm-vb 50 || exit 1
 		export PATH=$sshd/bin:$PATH
 		export REMOTE_TYPE=ssh REMOTE_ARGS=kpm-remote
 	fi

@@ -8,6 +8,7 @@
 #
 #   source ssh_env.sh
 #   ssh_remote_start NS ADDR AHEAD_S DIR   # DIR: a new, empty directory
+#   ssh_link_delay DEV NS PEER_DEV MS      # if the remote is to be far
 #   ssh kpm-remote COMMAND                 # with DIR/bin first in PATH
 #   ssh_remote_stop DIR
 #
@@ -73,6 +74,21 @@ ssh_remote_start() {	# NS ADDR AHEAD_S DIR
 	done
 	echo "ssh_remote_start: no answer from sshd on $addr: $err; $(cat "$d/sshd.log")" >&2
 	return 1
+}
+
+# the link to the remote as slow as a distant host's: MS ms each way, on
+# both ends of a veth pair, with a queue long enough for the traffic of
+# a test (netem's default, 1000 packets, drops a TCP window's worth). A
+# kernel without netem (the debug kernel's config) keeps the veth as it
+# is, and says so.
+ssh_link_delay() {	# DEV NS PEER_DEV MS
+	if ! tc qdisc add dev "$1" root netem delay "$4ms" limit 100000 \
+	     2>/dev/null; then
+		echo "# no netem in this kernel: the remote is not delayed"
+		return 0
+	fi
+	ip netns exec "$2" tc qdisc add dev "$3" root netem delay "$4ms" \
+		limit 100000
 }
 
 # sshd, and whatever runs in its netns still (a session, what a test left):
