@@ -86,6 +86,7 @@ perfmon_start() {
 		   return 2 ;;
 		esac
 	done
+	PERFMON_REMOTE_TRIP_NS=
 	_perfmon_dir=$(mktemp -d) || return 1
 	_perfmon_pids=()
 	base=${PERFMON_START_NS:-$("$KSFT_PERFMON_NL" clock)}
