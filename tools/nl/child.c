@@ -20,6 +20,7 @@
 
 volatile sig_atomic_t stop_signal;
 volatile sig_atomic_t stop_count;
+volatile sig_atomic_t child_exited;
 struct command *running_command;
 uint64_t kill_after_ns = 5 * NSEC_PER_SEC;
 
@@ -32,13 +33,14 @@ static void on_stop(int sig)
 	stop_count++;
 }
 
-/* only to cut the sleep between drains short when COMMAND exits */
+/* to cut the sleep between drains short when COMMAND exits */
 static void on_child(int sig)
 {
 	(void)sig;
+	child_exited = 1;
 }
 
-static void stop_signal_set(sigset_t *set)
+void stop_signal_set(sigset_t *set)
 {
 	size_t i;
 
@@ -67,6 +69,16 @@ void install_handlers(void)
 	sigaction(SIGCHLD, &sa, NULL);
 }
 
+/* in a child about to exec: the handlers of install_handlers() undone */
+void default_handlers(void)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(stop_signals); i++)
+		signal(stop_signals[i], SIG_DFL);
+	signal(SIGCHLD, SIG_DFL);
+}
+
 /*
  * Start COMMAND, unless a stop came first (then 0). The stop signals are
  * blocked across fork(), so that one sent meanwhile reaches record, not
@@ -76,7 +88,6 @@ pid_t start_command(char **argv)
 {
 	pid_t parent = getpid(), pid;
 	sigset_t block, old;
-	size_t i;
 
 	stop_signal_set(&block);
 	sigaddset(&block, SIGCHLD);
@@ -89,9 +100,7 @@ pid_t start_command(char **argv)
 	if (pid < 0)
 		die("fork: %s", strerror(errno));
 	if (!pid) {
-		for (i = 0; i < ARRAY_SIZE(stop_signals); i++)
-			signal(stop_signals[i], SIG_DFL);
-		signal(SIGCHLD, SIG_DFL);
+		default_handlers();
 		setpgid(0, 0);
 		/* record killed outright takes COMMAND with it */
 		prctl(PR_SET_PDEATHSIG, SIGKILL);

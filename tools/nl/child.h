@@ -28,13 +28,18 @@ struct command {
 /* the last stop signal record got, and how many it got */
 extern volatile sig_atomic_t stop_signal;
 extern volatile sig_atomic_t stop_count;
+/* set by SIGCHLD; for its reader to clear */
+extern volatile sig_atomic_t child_exited;
 /* the COMMAND that die() stops, while record runs one */
 extern struct command *running_command;
 /* --kill-after: how long COMMAND has to stop before SIGKILL */
 extern uint64_t kill_after_ns;
 
-/* SIGINT, SIGTERM, SIGHUP and SIGQUIT set stop_signal; SIGCHLD wakes */
+/* SIGINT, SIGTERM, SIGHUP and SIGQUIT: the stop signals */
+void stop_signal_set(sigset_t *set);
+/* the stop signals set stop_signal; SIGCHLD wakes, and sets child_exited */
 void install_handlers(void);
+void default_handlers(void);
 pid_t start_command(char **argv);
 bool command_reap(struct command *c, int flags);
 void command_stop(struct command *c, int sig, uint64_t grace_ns,

@@ -17,24 +17,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "child.h"
 #include "nl-cmd.h"
 
 #define CLOCK_REQUESTS	3
-
-static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
-static volatile sig_atomic_t stops, child_exited;
-
-static void on_stop(int sig)
-{
-	(void)sig;
-	stops++;
-}
-
-static void on_child(int sig)
-{
-	(void)sig;
-	child_exited = 1;
-}
 
 struct link {
 	pid_t pid;
@@ -58,7 +44,7 @@ struct link {
  */
 static void stop_check(struct link *l)
 {
-	for (; l->stops_seen < stops; l->stops_seen++) {
+	for (; l->stops_seen < stop_count; l->stops_seen++) {
 		if (l->in >= 0) {
 			close(l->in);
 			l->in = -1;
@@ -196,7 +182,6 @@ static bool clock_offset(struct link *l, int64_t *offset, uint64_t *trip)
 static pid_t start(char **argv, int *in, int *out, const sigset_t *mask)
 {
 	int i_fd[2], o_fd[2];
-	size_t i;
 	pid_t pid;
 
 	if (pipe2(i_fd, O_CLOEXEC) || pipe2(o_fd, O_CLOEXEC))
@@ -205,10 +190,8 @@ static pid_t start(char **argv, int *in, int *out, const sigset_t *mask)
 	if (pid < 0)
 		die("link: fork: %s", strerror(errno));
 	if (!pid) {
-		for (i = 0; i < ARRAY_SIZE(stop_signals); i++)
-			signal(stop_signals[i], SIG_DFL);
+		default_handlers();
 		signal(SIGPIPE, SIG_DFL);
-		signal(SIGCHLD, SIG_DFL);
 		sigprocmask(SIG_SETMASK, mask, NULL);
 		if (dup2(i_fd[0], STDIN_FILENO) < 0 ||
 		    dup2(o_fd[1], STDOUT_FILENO) < 0)
@@ -240,7 +223,6 @@ static void pass_on(struct link *l)
 int do_link(int argc, char **argv)
 {
 	struct kpm_getopt g = { .cmd = &link_cmd };
-	struct sigaction sa = { .sa_handler = on_stop };
 	struct link *l;
 	uint64_t base = 0, trip = 0;
 	bool have_base = false, lined_up;
@@ -248,7 +230,6 @@ int do_link(int argc, char **argv)
 	sigset_t block;
 	int opt, st, fd;
 	char line[64];
-	size_t i;
 
 	while ((opt = kpm_getopt(&g, argc, argv)) > 0) {
 		if (opt == 't') {
@@ -266,22 +247,16 @@ int do_link(int argc, char **argv)
 	if (!l)
 		die("out of memory");
 
-	/* blocked but while ppoll() waits: none is lost between looks */
 	/* COMMAND's pipes must not take the place of a closed 0, 1 or 2 */
 	while ((fd = open("/dev/null", O_RDWR)) >= 0 && fd <= STDERR_FILENO)
 		;
 	if (fd > STDERR_FILENO)
 		close(fd);
-	sigemptyset(&block);
-	for (i = 0; i < ARRAY_SIZE(stop_signals); i++)
-		sigaddset(&block, stop_signals[i]);
-	/* one at a time: each stops++ counts */
-	sa.sa_mask = block;
-	for (i = 0; i < ARRAY_SIZE(stop_signals); i++)
-		sigaction(stop_signals[i], &sa, NULL);
+	/* record's handlers: each stop counts in stop_count */
+	install_handlers();
+	/* blocked but while ppoll() waits: none is lost between looks */
+	stop_signal_set(&block);
 	sigaddset(&block, SIGCHLD);
-	sa.sa_handler = on_child;
-	sigaction(SIGCHLD, &sa, NULL);
 	sigprocmask(SIG_BLOCK, &block, &l->wait_mask);
 	/* a COMMAND that is gone fails a request, not link */
 	signal(SIGPIPE, SIG_IGN);
@@ -321,7 +296,7 @@ int do_link(int argc, char **argv)
 	free(l);
 	if (WIFSIGNALED(st))
 		return 128 + WTERMSIG(st);
-	if (!lined_up && !WEXITSTATUS(st) && !stops) {
+	if (!lined_up && !WEXITSTATUS(st) && !stop_count) {
 		fprintf(stderr, PROG " link: COMMAND ended before it answered a clock request\n");
 		return EXIT_ERROR;
 	}
