@@ -296,21 +296,19 @@ class _Recorder:
                                f'status {self.bkg.ret})')
 
     def _wait_for_pid(self, partial, said, grace=10):
-        fd, line = self.bkg.proc.stderr.fileno(), partial
-        deadline = time.monotonic() + grace
-        while time.monotonic() < deadline and \
-                select.select([fd], [], [], deadline - time.monotonic())[0]:
-            c = os.read(fd, 1)
-            if not c:
-                return
-            line += c
-            if line.endswith(b'\n'):
-                m = re.fullmatch(rb'pid ([0-9]+)\n', line)
+        """the remote shell's pid, from its stderr's lines within @grace
+        s (@partial: what came of the first); the others go to @said"""
+        fd, deadline = self.bkg.proc.stderr.fileno(), time.monotonic() + grace
+        try:
+            while (line := _line(fd, deadline)) is not None:
+                line, partial = partial + line, b''
+                m = re.fullmatch(rb'pid ([0-9]+)', line)
                 if m and int(m[1]) > 1:
                     self.shell_pid = int(m[1])
                     return
                 said.append(line.decode(errors='replace').strip())
-                line = b''
+        except TimeoutError:
+            pass
 
     def _remote(self, comm):
         """@comm on the remote, bounded: one that does not answer (a
