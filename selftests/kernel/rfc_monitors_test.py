@@ -42,6 +42,7 @@ import time
 from lib.py import ksft_run, ksft_exit, ksft_pr, ksft_true
 from lib.py import NetDrvEpEnv, Iperf3Runner, SystemMonitor
 from ksft_perfmon import PerfMonitor
+from check_perfmon_output import at
 
 FIELDS = {'cpu.time.usr': 2, 'cpu.time.sys': 1, 'cpu.time.sirq': 1}
 TICK = 1 / os.sysconf('SC_CLK_TCK')
@@ -80,13 +81,6 @@ def around(series, t):
     j = bisect.bisect_left(series, (t, float('-inf')))
     return (series[i - 1][1] if i else None,
             series[j][1] if j < len(series) else None)
-
-
-def interpolated(series, t):
-    lo = bisect.bisect_left(series, (t, float('-inf')))
-    (t0, v0), (t1, v1) = series[max(lo - 1, 0)], series[min(lo,
-                                                           len(series) - 1)]
-    return v0 if t1 == t0 else v0 + (v1 - v0) * (t - t0) / (t1 - t0)
 
 
 def monitors_agree(cfg):
@@ -135,17 +129,17 @@ def monitors_agree(cfg):
             for k in range(first + 1, len(stamped.reads)):
                 ak, bk = stamped.reads[k]
 
-                def at(j):
+                def sm_at(j):
                     return 0.0 if sm[j] is None else sm[j][cpu]
-                got = at(k) - at(first)
+                got = sm_at(k) - sm_at(first)
                 lo_k, lo_j = around(pm, ak)[0], around(pm, bj)[1]
                 hi_k, hi_j = around(pm, bk)[1], around(pm, aj)[0]
                 if None in (lo_k, lo_j, hi_k, hi_j):
                     continue    # past our last sample
                 lo, hi = lo_k - lo_j, hi_k - hi_j
                 tol = fields * TICK
-                dev = got - (interpolated(pm, (ak + bk) / 2) -
-                             interpolated(pm, (aj + bj) / 2))
+                # the reads' middles are inside pm, as their ends are
+                dev = got - (at(pm, (ak + bk) / 2) - at(pm, (aj + bj) / 2))
                 key = (name, cpu)
                 if abs(dev) > abs(worst.get(key, (0.0, 0))[0]):
                     worst[key] = (dev, k)
