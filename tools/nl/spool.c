@@ -155,16 +155,36 @@ static bool spool_queues(FILE *f, const struct session *s,
 	return true;
 }
 
-void spool_sample(struct drain *d, const struct sample *smp)
+void spool_write(FILE *f, const struct session *s, const struct sample *smp)
 {
-	FILE *f = d->arg;
-
 	if (fwrite(smp, offsetof(struct sample, cpu), 1, f) != 1 ||
 	    fwrite(&smp->ndevs, sizeof(smp->ndevs), 1, f) != 1 ||
 	    fwrite(smp->dev, sizeof(*smp->dev), smp->ndevs, f) != smp->ndevs ||
-	    fwrite(smp->cpu, sizeof(*smp->cpu), d->s->cpus, f) != d->s->cpus ||
-	    !spool_queues(f, d->s, smp, true))
+	    fwrite(smp->cpu, sizeof(*smp->cpu), s->cpus, f) != s->cpus ||
+	    !spool_queues(f, s, smp, true))
 		die("cannot spool a sample: %s", strerror(errno));
+}
+
+void spool_sample(struct drain *d, const struct sample *smp)
+{
+	spool_write(d->arg, d->s, smp);
+}
+
+int spool_read(FILE *f, const struct session *s, struct sample *smp)
+{
+	size_t n = fread(smp, 1, offsetof(struct sample, cpu), f);
+
+	if (!n && !ferror(f))
+		return 0;
+	if (n != offsetof(struct sample, cpu) ||
+	    fread(&smp->ndevs, sizeof(smp->ndevs), 1, f) != 1 ||
+	    smp->ndevs > KSFT_PERFMON_DEVS_MAX ||
+	    fread(smp->dev, sizeof(*smp->dev), smp->ndevs, f) != smp->ndevs ||
+	    fread(smp->cpu, sizeof(*smp->cpu), s->cpus, f) != s->cpus ||
+	    !spool_queues(f, s, smp, false))
+		return -1;
+	check_sample(s, smp);
+	return 1;
 }
 
 /*
@@ -180,24 +200,18 @@ static bool unspool(FILE *f, struct record *r, const struct session *s,
 	bool have_prev = false;
 	uint64_t prev = 0;
 	struct sample smp;
-	size_t n;
+	int n;
 
 	if (sample_alloc(&smp, s->cpus) || sample_alloc_queues(&smp, s))
 		die("out of memory");
-	while ((n = fread(&smp, 1, offsetof(struct sample, cpu), f))) {
-		if (n != offsetof(struct sample, cpu) ||
-		    fread(&smp.ndevs, sizeof(smp.ndevs), 1, f) != 1 ||
-		    smp.ndevs > KSFT_PERFMON_DEVS_MAX ||
-		    fread(smp.dev, sizeof(*smp.dev), smp.ndevs, f) != smp.ndevs ||
-		    fread(smp.cpu, sizeof(*smp.cpu), s->cpus, f) != s->cpus ||
-		    !spool_queues(f, s, &smp, false)) {
+	while ((n = spool_read(f, s, &smp))) {
+		if (n < 0) {
 			/* cut short, not cut wrong: at the end of the file */
 			if (!partial || ferror(f) || !feof(f))
 				die("cannot read a spooled sample back");
 			sample_free(&smp);
 			return true;
 		}
-		check_sample(s, &smp);
 		/*
 		 * A spool of other sizes than its head says reads as
 		 * nonsense. The gap is from the sample before (from 0 for

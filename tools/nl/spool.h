@@ -34,6 +34,14 @@ void spool_start(FILE *f, const struct session *s, uint32_t metrics,
 		 const char *host, uint64_t time_base);
 void spool_read_head(FILE *f, const char *path, struct spool_head *h,
 		     char **host);
+/*
+ * The next sample of spool @f, of session @s, into @smp, which has room
+ * for it: 1; 0 at the end of the file; -1 when the file ends within the
+ * sample or cannot be read. Nonsense in it is an error: die().
+ */
+int spool_read(FILE *f, const struct session *s, struct sample *smp);
+/* @smp, of session @s, at the end of spool @f */
+void spool_write(FILE *f, const struct session *s, const struct sample *smp);
 /* the sample_fn of record's drain: @smp into the spool, d->arg */
 void spool_sample(struct drain *d, const struct sample *smp);
 bool print_spool(FILE *f, const char *host, uint64_t time_base,
