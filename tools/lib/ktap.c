@@ -236,6 +236,7 @@ static char *obs_head_text(const char *host, enum metric m, size_t *len)
 static void obs_start(struct record *r, struct jw *w, enum metric m,
 		      uint64_t time_ns)
 {
+	r->seen |= M_BIT(m);
 	jw_init(w, r->out);
 	/* as obs_head() left it: four keys at depth 1, "time" the last */
 	jw_resume(w, r->head[m], r->head_len[m], 4, "time");
@@ -552,6 +553,7 @@ static void emit_queue(struct record *r, const struct sample *smp,
 		r->qbase[i] = v;
 		r->qhave[i] = true;
 	}
+	r->seen |= M_BIT(m);
 	queue_obs_start(r, &w, smp, d);
 	jw_key(&w, "name");
 	jw_str(&w, metric_names[m]);
@@ -580,6 +582,7 @@ static void emit_links(struct record *r, const struct sample *smp,
 	for (q = 0; q < r->nqueues; q++) {
 		if (l[q].link.cpu == Q_NO_LINK)
 			continue;
+		r->seen |= M_BIT(m);
 		queue_obs_start(r, &w, smp, d);
 		jw_key(&w, "irq");
 		jw_uint(&w, l[q].link.irq);

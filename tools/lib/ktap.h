@@ -42,6 +42,7 @@ extern const char *const metric_names[M_NR];
 
 struct record {
 	uint32_t metrics;	/* M_BIT()s of the metrics it prints */
+	uint32_t seen;		/* M_BIT()s of those it printed a line of */
 	const char *host;
 	uint64_t time_base;
 	uint32_t cpus;

@@ -8,8 +8,10 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -80,11 +82,43 @@ void default_handlers(void)
 }
 
 /*
- * Start COMMAND, unless a stop came first (then 0). The stop signals are
+ * In COMMAND's process: @out its standard output, and every program's
+ * written a line at a time, as a terminal would have it: Python's by
+ * PYTHONUNBUFFERED, that of programs with glibc's stdio by stdbuf(1),
+ * whose LD_PRELOAD reaches COMMAND's children too, as run_kselftest.sh
+ * runs each test. Without stdbuf, COMMAND runs as it is.
+ */
+static void line_output(int out, char **argv)
+{
+	char **av;
+	int n;
+
+	if (dup2(out, STDOUT_FILENO) < 0 ||
+	    (out == STDOUT_FILENO && fcntl(out, F_SETFD, 0))) {
+		fprintf(stderr, PROG ": cannot give COMMAND its output: %s\n",
+			strerror(errno));
+		_exit(127);
+	}
+	setenv("PYTHONUNBUFFERED", "1", 1);
+	for (n = 0; argv[n]; n++)
+		;
+	av = calloc(n + 3, sizeof(*av));
+	if (!av)
+		return;
+	av[0] = "stdbuf";
+	av[1] = "-oL";
+	memcpy(av + 2, argv, n * sizeof(*av));
+	execvp(av[0], av);
+	free(av);
+}
+
+/*
+ * Start COMMAND, unless a stop came first (then 0); with @out >= 0, its
+ * standard output @out, written a line at a time. The stop signals are
  * blocked across fork(), so that one sent meanwhile reaches record, not
  * the child's copy of record's handler, which would swallow it.
  */
-pid_t start_command(char **argv)
+pid_t start_command(char **argv, int out)
 {
 	pid_t parent = getpid(), pid;
 	sigset_t block, old;
@@ -107,6 +141,8 @@ pid_t start_command(char **argv)
 		if (getppid() != parent)
 			_exit(127);
 		sigprocmask(SIG_SETMASK, &old, NULL);
+		if (out >= 0)
+			line_output(out, argv);
 		execvp(argv[0], argv);
 		fprintf(stderr, PROG ": cannot run %s: %s\n", argv[0],
 			strerror(errno));

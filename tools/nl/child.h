@@ -40,7 +40,7 @@ void stop_signal_set(sigset_t *set);
 /* the stop signals set stop_signal; SIGCHLD wakes, and sets child_exited */
 void install_handlers(void);
 void default_handlers(void);
-pid_t start_command(char **argv);
+pid_t start_command(char **argv, int out);
 bool command_reap(struct command *c, int flags);
 void command_stop(struct command *c, int sig, uint64_t grace_ns,
 		  int signals);

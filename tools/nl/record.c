@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cases.h"
 #include "child.h"
 #include "ktap.h"
 #include "nl-cmd.h"
@@ -220,7 +221,10 @@ int do_record(int argc, char **argv)
 	bool early;
 	const char *host = "local";
 	uint64_t time_base = 0;
-	bool have_base = false, raw = false, control = false;
+	bool have_base = false, raw = false, control = false, ktap = false;
+	struct cases *cases = NULL;
+	FILE *diag = stdout;
+	int out[2] = { -1, -1 };
 	const char *spool_path = NULL;
 	uint64_t gaps = 0;
 	struct record r;
@@ -268,12 +272,19 @@ int do_record(int argc, char **argv)
 		case 'C':
 			control = true;
 			break;
+		case 'K':
+			ktap = true;
+			break;
 		}
 	}
 	if (opt < 0)
 		return g.help ? 0 : EXIT_USAGE;
 	if (control && (optind < argc || have_base)) {
 		fprintf(stderr, PROG " record: --control takes no COMMAND and no --time-base: the base comes on standard input\n");
+		return EXIT_USAGE;
+	}
+	if (ktap && (optind >= argc || raw)) {
+		fprintf(stderr, PROG " record: --ktap takes a COMMAND, and no --raw\n");
 		return EXIT_USAGE;
 	}
 	if (!control && !duration == (optind >= argc)) {
@@ -289,6 +300,8 @@ int do_record(int argc, char **argv)
 
 	/* first, while every open descriptor is the caller's */
 	fd = ready_fd();
+	if (ktap && fcntl(STDOUT_FILENO, F_GETFD) < 0)
+		die("--ktap: standard output is not open");
 	if (control) {
 		time_base = control_base();
 		have_base = true;
@@ -338,15 +351,27 @@ int do_record(int argc, char **argv)
 	/* once the session exists: a record that cannot start keeps a spool */
 	spool = spool_open(spool_path);
 	spool_start(spool, &s, metrics, host, time_base);
-	if (drain_init(&d, &s, spool_sample, spool))
+	if (ktap) {
+		if (pipe2(out, O_CLOEXEC) || fcntl(out[0], F_SETFL, O_NONBLOCK))
+			die("pipe: %s", strerror(errno));
+		cases = cases_new(out[0], spool, &s, metrics, host, now_ns(),
+				  &nl, &d);
+	}
+	if (ktap)
+		err = drain_init(&d, &s, cases_sample, cases);
+	else
+		err = drain_init(&d, &s, spool_sample, spool);
+	if (err)
 		die("out of memory");
 
 	install_handlers();
 	tell_ready(fd);
 	if (optind < argc) {
-		cmd.pid = start_command(argv + optind);
+		cmd.pid = start_command(argv + optind, out[1]);
 		running_command = &cmd;
 	}
+	if (out[1] >= 0)
+		close(out[1]);
 
 	/* read often enough that a quarter of the ring never fills up */
 	period = sa.interval * (s.ring_size / 4 ? s.ring_size / 4 : 1);
@@ -368,15 +393,26 @@ int do_record(int argc, char **argv)
 		if (!cmd.pid && now >= end)
 			break;
 		wait = cmd.pid || end - now > period ? period : end - now;
-		if (!control)
+		if (ktap) {
+			err = cases_wait(cases, wait);
+			if (err)
+				break;
+		} else if (!control) {
 			sleep_ns(wait);
-		else if (control_wait(wait))
+		} else if (control_wait(wait)) {
 			break;
+		}
 	}
 	running_command = NULL;
 	if (cmd.pid)
 		command_stop(&cmd, err ? SIGTERM : stop_signal, kill_after_ns,
 			     err ? stop_count : 1);
+	/* what COMMAND wrote that was not read yet, its cases' lines too */
+	if (cases) {
+		int e = cases_end(cases);
+
+		err = err ? err : e;
+	}
 	/* the samples up to the end: a read that fails now ends early too */
 	if (!err)
 		err = drain(&nl, &d);
@@ -391,23 +427,37 @@ int do_record(int argc, char **argv)
 	/* past the head: the session as it is now, counts and all */
 	if (fseek(spool, sizeof(struct spool_head) + strlen(host), SEEK_SET))
 		die("cannot read the spool back: %s", strerror(errno));
-	print_spool(spool, host, time_base, &s, metrics, raw, false, &r, &gaps);
+	/*
+	 * With --ktap, the cases had their lines: only the diagnostics, on
+	 * stderr if COMMAND's output ended within a line, which is not ours
+	 * to end.
+	 */
+	if (cases) {
+		memset(&r, 0, sizeof(r));
+		if (cases_mid_line(cases))
+			diag = stderr;
+	} else {
+		print_spool(spool, host, time_base, &s, metrics, raw, false,
+			    &r, &gaps);
+	}
 	if (d.lost || s.lost)
-		printf("# ksft-perfmon: %llu samples lost (kernel counted %llu): read more often or use a larger --ring\n",
-		       (unsigned long long)d.lost, (unsigned long long)s.lost);
+		fprintf(diag, "# ksft-perfmon: %llu samples lost (kernel counted %llu): read more often or use a larger --ring\n",
+			(unsigned long long)d.lost, (unsigned long long)s.lost);
 	if (early)
-		printf("# ksft-perfmon: recording ended early on an error, after %llu samples\n",
-		       (unsigned long long)d.cursor);
+		fprintf(diag, "# ksft-perfmon: recording ended early on an error, after %llu samples\n",
+			(unsigned long long)d.cursor);
 	if (s.missed)
-		printf("# ksft-perfmon: %llu timer periods missed: the sampler ran a period or more late and took no sample for them\n",
-		       (unsigned long long)s.missed);
+		fprintf(diag, "# ksft-perfmon: %llu timer periods missed: the sampler ran a period or more late and took no sample for them\n",
+			(unsigned long long)s.missed);
 	if (s.qstats_skipped)
-		printf("# ksft-perfmon: %llu reads of queue statistics skipped: their lock (RTNL or the netdev's) was held, or the read budget had no room for their queues\n",
-		       (unsigned long long)s.qstats_skipped);
+		fprintf(diag, "# ksft-perfmon: %llu reads of queue statistics skipped: their lock (RTNL or the netdev's) was held, or the read budget had no room for their queues\n",
+			(unsigned long long)s.qstats_skipped);
 	print_no_queues(&r);
 	print_end(&r);
 	record_free(&r);
 	drain_free(&d);
+	if (cases)
+		cases_free(cases);
 	fclose(spool);
 
 	if (err)
@@ -416,7 +466,7 @@ int do_record(int argc, char **argv)
 		rc = WEXITSTATUS(cmd.status);
 	else if (cmd.pid && WIFSIGNALED(cmd.status))
 		rc = 128 + WTERMSIG(cmd.status);
-	else if (d.lost || s.lost)
+	else if ((d.lost || s.lost) && !ktap)
 		rc = EXIT_LOST;
 	return rc;
 }

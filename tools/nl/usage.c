@@ -60,6 +60,10 @@ static const struct kpm_opt record_opts[] = {
 	  .help = "with nic.queue metrics, the queues of each\n"
 		  "direction of a netdev they cover (default 16,\n"
 		  "at most 64)" },
+	{ .name = "ktap", .val = 'K', .long_only = true,
+	  .help = "pass COMMAND's KTAP output through, with each\n"
+		  "leaf case's metric lines before its result\n"
+		  "line (see KTAP below)" },
 	{ .name = "control", .val = 'C', .long_only = true,
 	  .help = "take the time base from standard input and stop\n"
 		  "at its end (record on a remote host for link:\n"
@@ -69,6 +73,7 @@ static const struct kpm_opt record_opts[] = {
 
 const struct kpm_cmd record_cmd = {
 	.usage = "usage: " PROG " record [OPTIONS] (--duration S | -- COMMAND [ARGS...])\n"
+		 "       " PROG " record [OPTIONS] --ktap -- COMMAND [ARGS...]\n"
 		 "       " PROG " record [OPTIONS] --control\n",
 	.about = "\n"
 		"Sample the CPUs and netdevs in the kernel while COMMAND runs, or for S\n"
@@ -109,6 +114,21 @@ const struct kpm_cmd record_cmd = {
 		"(the kernel selftests' bkg(ksft_ready=True) convention); COMMAND does not\n"
 		"see the variable.\n"
 		"\n"
+		"KTAP: with --ktap, COMMAND's standard output is a pipe, each program's\n"
+		"written a line at a time (PYTHONUNBUFFERED=1, and stdbuf -oL where it is\n"
+		"installed), and what comes is passed through as it comes. Before each\n"
+		"result line (\"ok N\" or \"not ok N\", after a \"# \" per depth) of a leaf\n"
+		"case, one with no deeper result line, go the lines of the samples taken\n"
+		"while it ran, at its depth: the policies of the metrics they have, then\n"
+		"the observations, times in seconds from the case's start. The case ends\n"
+		"where its result line starts, and starts at the latest of: a harness's\n"
+		"\"#  RUN\" line at its depth, the result line before it at its depth, and\n"
+		"the first line at its depth after a line less deep (a nested program's\n"
+		"start; at depth 0, COMMAND's start). A case shorter than the interval\n"
+		"may have no sample, and then no lines. The diagnostics of the whole\n"
+		"recording follow COMMAND's output (on stderr if it ended within a line),\n"
+		"and the exit status is COMMAND's.\n"
+		"\n"
 		"CONTROL: with --control, standard input is the line of the host that\n"
 		"started record on this one (" PROG " link, ksft_perfmon.py). Before\n"
 		"recording, record answers each line \"clock\" at once with \"clock NS\",\n"
@@ -119,7 +139,8 @@ const struct kpm_cmd record_cmd = {
 		"\n"
 		"Exit status: 1 on an error (output that could not be written is one),\n"
 		"2 on a usage error; else COMMAND's as a shell gives it (128+N when a\n"
-		"signal N ended it) when not 0; else 3 when samples were lost; else 0.\n",
+		"signal N ended it) when not 0; else 3 when samples were lost (not with\n"
+		"--ktap); else 0.\n",
 	.usage_err = KPM_USAGE_ALL,
 	.help_col = HELP_COL,
 	.in_order = true,
