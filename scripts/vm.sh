@@ -110,6 +110,11 @@ mount -t devtmpfs dev /root/dev
 mkdir -p /root/dev/pts /root/dev/shm
 mount -t devpts devpts /root/dev/pts
 mount -t tmpfs tmpfs /root/dev/shm
+# the links udev makes, which the kernel's kselftest runner writes to
+ln -s /proc/self/fd /root/dev/fd
+ln -s /proc/self/fd/0 /root/dev/stdin
+ln -s /proc/self/fd/1 /root/dev/stdout
+ln -s /proc/self/fd/2 /root/dev/stderr
 mount -t tmpfs tmpfs /root/tmp
 mount -t tmpfs tmpfs /root/run
 mount -t debugfs debugfs /root/sys/kernel/debug
