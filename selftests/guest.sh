@@ -217,6 +217,9 @@ suite_main() {
 				"$KPM_KSFT" failures
 		fi
 		run drv_nsim selftests/lib/sh/drv_env.sh nsim "$KPM_KSFT"
+		# record --ktap: every case's metrics, no test changed, over
+		# the kernel's runner and its programs
+		run record_ktap selftests/lib/sh/drv_env.sh veth "$KPM_KSFT" ktap
 		# the RFC's library and SystemMonitor, with the RFC's patches
 		# (KPM_RFC_PATCHES): its iperf.py on PerfMonitor, and both
 		# monitors around one iperf3. Userspace but for the module, and

@@ -19,9 +19,11 @@
 # and SystemMonitor), and the tests are its drivers/net/hw/iperf.py with
 # SystemMonitor imported from ksft_perfmon.py, checked by
 # check_rfc_output.py, and selftests/kernel/rfc_monitors_test.py; without
-# the patches, one result that skips.
+# the patches, one result that skips. With "ktap",
+# selftests/kernel/record_ktap_test.py: record --ktap over KSFT_DIR's
+# run_kselftest.sh, whose drivers/net program gets this config.
 #
-# usage: drv_env.sh veth|ssh|nsim KSFT_DIR [failures|rfc]
+# usage: drv_env.sh veth|ssh|nsim KSFT_DIR [failures|rfc|ktap]
 
 set -u
 top=$(cd "$(dirname "$0")/../../.." && pwd)
@@ -38,8 +40,8 @@ case "$what" in
 perfmon) cp "$top/selftests/kernel/perfmon_py_test.py" "$test" || exit 1 ;;
 failures) cp "$top/selftests/kernel/perfmon_py_remote_failures_test.py" \
 		"$test" || exit 1 ;;
-rfc) test= ;;
-*) echo "usage: drv_env.sh veth|ssh|nsim KSFT_DIR [failures|rfc]" >&2; exit 2 ;;
+rfc | ktap) test= ;;
+*) echo "usage: drv_env.sh veth|ssh|nsim KSFT_DIR [failures|rfc|ktap]" >&2; exit 2 ;;
 esac
 out=$(mktemp)
 sshd=$(mktemp -d)
@@ -75,7 +77,7 @@ nsim)
 	fi
 	;;
 *)
-	echo "usage: drv_env.sh veth|ssh|nsim KSFT_DIR [failures|rfc]" >&2
+	echo "usage: drv_env.sh veth|ssh|nsim KSFT_DIR [failures|rfc|ktap]" >&2
 	exit 2
 	;;
 esac
@@ -129,6 +131,11 @@ from ksft_perfmon import SystemMonitor  # ksft_perfmon'"'"'s, not the library'"'
 	grep -v 'ktap-metric' "$out" |
 		sed 's/^\(not \)\{0,1\}ok 1 /\1ok 2 rfc./'
 	exit "$rc"
+fi
+
+if [ "$what" = ktap ]; then
+	python3 "$top/selftests/kernel/record_ktap_test.py" "$ksft"
+	exit
 fi
 
 if [ "$what" = failures ]; then

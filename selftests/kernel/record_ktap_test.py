@@ -1,0 +1,309 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""`ksft-perfmon-nl record --ktap`: the metrics of every leaf case of a
+KTAP program, no program changed. Needs the module loaded and root; KTAP
+output, non-zero exit when a test failed.
+
+The programs: record_ktap_prog.py, whose cases are known (one spins on
+a CPU between two that sleep; fast and long lines; an exit and a kill
+within a line), and with KSFT_DIR, the kernel's own runner
+(run_kselftest.sh, kselftest/runner.sh) over a C harness program
+(net/so_incoming_cpu) and a Python one of drivers/net (ping.py), with
+the NETIF config of the environment (drv_env.sh ktap).
+
+Each is run alone and under record. The output under record, less its
+metric and diagnostic lines, must be the bytes of the run alone, and its
+exit status the same; each case's lines must sit right before its result
+line, at its depth, policies first; and the report must read it.
+
+usage: record_ktap_test.py [KSFT_DIR]
+"""
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                '..', 'lib', 'py'))
+from ktap import run_all   # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOOL = os.path.join(HERE, '..', '..', 'tools', 'ksft-perfmon-nl')
+REPORT = os.path.join(HERE, '..', '..', 'tools', 'ksft-perfmon-report')
+PROG = os.path.join(HERE, 'record_ktap_prog.py')
+KSFT = sys.argv[1] if len(sys.argv) > 1 else None
+INTERVAL_MS = 20
+# the harness's cases take tens of ms in a guest
+RUNNER_INTERVAL_MS = 5
+
+OURS = re.compile(rb'^((?:# )*)# (ktap-metric-policy-json|ktap-metric-json|'
+                  rb'ksft-perfmon): (.*)$')
+RUN = re.compile(rb'^((?:# )*)#  RUN ')
+RESULT = re.compile(rb'^((?:# )*)(not )?ok \d+(?: (.*?))?(?: # .*)?$')
+
+
+def run(cmd, record, interval_ms):
+    """@cmd's output, alone or under record --ktap; (bytes, exit status as
+    a shell gives it, the time each line came, by the reader's clock)"""
+    if record:
+        cmd = [TOOL, 'record', '--ktap', '-I', str(interval_ms), '--'] + cmd
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE)
+    # read as fast as it comes: record stamps a line when it reads it,
+    # and a reader that falls behind holds it up
+    chunks, came = [], []
+    while chunk := os.read(p.stdout.fileno(), 1 << 20):
+        chunks.append(chunk)
+        came += [time.monotonic()] * chunk.count(b'\n')
+    out = b''.join(chunks)
+    if not out.endswith(b'\n'):
+        came.append(time.monotonic())
+    p.stdout.close()
+    rc = p.wait()
+    return out, rc if rc >= 0 else 128 - rc, came
+
+
+def cases_of(out):
+    """The result lines of @out with the metric lines right before each
+    at its depth: [(line index, depth, path, [(kind, object)])]. The
+    path: the names of the result lines around it, outermost first."""
+    lines = out.split(b'\n')
+    cases, pending = [], []
+    for i, line in enumerate(lines):
+        m = OURS.match(line)
+        if m:
+            if m.group(2) != b'ksft-perfmon':
+                pending.append((len(m.group(1)) // 2, m.group(2).decode(),
+                                json.loads(m.group(3))))
+            continue
+        r = RESULT.match(line)
+        if not r:
+            pending = []
+            continue
+        cases.append((i, len(r.group(1)) // 2, [(r.group(3) or b'').decode()],
+                      pending))
+        pending = []
+    # the names of the results that come after, one less deep each
+    for n, (_, depth, path, _) in enumerate(cases):
+        for _, d, p, _ in cases[n + 1:]:
+            if d < depth and d == depth - len(path):
+                path.insert(0, p[-1])
+    return cases
+
+
+def leaves(cases):
+    """the indexes into @cases of the leaf results: none deeper since the
+    one before at their depth"""
+    out, last = [], {}
+    for n, (_, depth, _, _) in enumerate(cases):
+        prev = last.get(depth, -1)
+        if not any(d > depth for _, d, _, _ in cases[prev + 1:n]):
+            out.append(n)
+        last[depth] = n
+        for d in list(last):
+            if d > depth:
+                del last[d]
+    return out
+
+
+def strip_ours(out):
+    return b'\n'.join(line for line in out.split(b'\n')
+                      if not OURS.match(line))
+
+
+def check_lines(c, cases):
+    """each case's lines: at its depth, policies once and first, every
+    observation's metric with a policy, times from 0 on and in order"""
+    for _, depth, path, lines in cases:
+        name = '/'.join(path)
+        if not lines:
+            continue
+        c.check(all(d == depth for d, _, _ in lines),
+                f'{name}: a metric line not at depth {depth}')
+        kinds = [k for _, k, _ in lines]
+        npol = kinds.count('ktap-metric-policy-json')
+        c.check(kinds[:npol] == ['ktap-metric-policy-json'] * npol,
+                f'{name}: a policy after an observation')
+        pol = [o['name'] for _, k, o in lines
+               if k == 'ktap-metric-policy-json']
+        obs = [o for _, k, o in lines if k == 'ktap-metric-json']
+        c.check(len(pol) == len(set(pol)) and
+                {o['name'] for o in obs} == set(pol),
+                f'{name}: policies {pol} for {({o["name"] for o in obs})}')
+        last = {}
+        for o in obs:
+            c.check(o['time'] >= last.get(o['name'], 0),
+                    f'{name}: {o["name"]} at {o["time"]} s, before 0 or '
+                    f'the one before')
+            last[o['name']] = o['time']
+
+
+def same_as_alone(c, cmd, interval_ms=INTERVAL_MS):
+    """@cmd alone and under record; the run under record, its cases"""
+    alone, rc_alone, _ = run(cmd, False, interval_ms)
+    out, rc, came = run(cmd, True, interval_ms)
+    c.check(strip_ours(out) == alone,
+            f'the output less our lines differs from the run alone '
+            f'({len(strip_ours(out))} bytes, {len(alone)} alone)')
+    c.check(rc == rc_alone, f'exit status {rc}, {rc_alone} alone')
+    cases = cases_of(out)
+    check_lines(c, cases)
+    return out, cases, came
+
+
+def last_value(lines, name, cpu):
+    vals = [o['value'][cpu] for _, k, o in lines
+            if k == 'ktap-metric-json' and o['name'] == name]
+    return vals[-1] if vals and vals[-1] is not None else 0.0
+
+
+def by_name(cases):
+    return {'/'.join(path): lines for _, _, path, lines in cases}
+
+
+def timing(c):
+    """a case's metrics are of its own run: the spin's CPU time is in
+    the case that spun, not in the sleeps around it"""
+    cpu = max(os.sched_getaffinity(0))
+    with tempfile.NamedTemporaryFile('r') as side:
+        cmd = [sys.executable, PROG, 'timing', str(cpu), side.name]
+        out, cases, _ = same_as_alone(c, cmd)
+        spun = float(side.read().split()[1])
+    got = by_name(cases)
+
+    def busy(case):
+        lines = got.get(case, [])
+        return (last_value(lines, 'cpu.time.usr', cpu) +
+                last_value(lines, 'cpu.time.sys', cpu))
+
+    def span(case):
+        """the time from the case's first sample to its last"""
+        t = [o['time'] for _, k, o in got.get(case, [])
+             if k == 'ktap-metric-json']
+        return max(t) - min(t) if t else 0.0
+
+    for case in ('phases/phases.sleep_before', 'phases/phases.spin',
+                 'phases/phases.sleep_after', 'sleep_at_top'):
+        c.check(got.get(case), f'{case}: no metrics')
+    c.check(not got.get('phases'), 'phases, which has cases, has metrics')
+    spin, spin_span = busy('phases/phases.spin'), span('phases/phases.spin')
+    # it spun all along: the CPU was busy from its first sample to its last
+    c.check(spin_span >= 5 * INTERVAL_MS / 1000 and spin >= 0.8 * spin_span,
+            f'the spin case: {spin:.3f} s busy on CPU {cpu} in '
+            f'{spin_span:.3f} s between its samples, {spun:.3f} s spun')
+    print(f'# spin: {spin:.3f} s busy in {spin_span:.3f} s of samples, '
+          f'{spun:.3f} s spun')
+    for case in ('phases/phases.sleep_before', 'phases/phases.sleep_after'):
+        c.check(busy(case) <= 0.25 * spun,
+                f'{case}: {busy(case):.3f} s busy on CPU {cpu}, '
+                f'the spin {spun:.3f} s')
+
+
+def stream(c):
+    """fast lines, a 1 MiB line and a result line in parts pass as they
+    are; the line that only looks like a result gets no metrics"""
+    out, cases, _ = same_as_alone(c, [sys.executable, PROG, 'stream'])
+    got = by_name(cases)
+    c.check([p for _, _, p, _ in cases] == [['burst'], ['parts'], ['last']],
+            f'results {[p for _, _, p, _ in cases]}')
+    for case in ('burst', 'parts', 'last'):
+        if not c.check(got.get(case), f'{case}: no metrics'):
+            for line in out.split(b'\n')[-12:]:
+                print(f'# {line[:100]!r}')
+
+
+def ending(c, how):
+    out, cases, _ = same_as_alone(c, [sys.executable, PROG, how])
+    c.check(out.endswith(b'# cut short, no newline'),
+            f'the end: {out[-40:]!r}')
+    c.check(by_name(cases).get('before_the_end'),
+            'before_the_end: no metrics')
+
+
+def early_exit(c):
+    """COMMAND exits within a line: the line, its status"""
+    ending(c, 'exit')
+
+
+def killed(c):
+    """COMMAND is killed within a line: the line, 128 + 9"""
+    ending(c, 'kill')
+
+
+def install(ksft, d):
+    """a kselftest install in @d as "make install" lays it out, of
+    net:so_incoming_cpu (built here) and drivers/net:ping.py"""
+    shutil.copy(f'{ksft}/run_kselftest.sh', d)
+    shutil.copytree(f'{ksft}/kselftest', f'{d}/kselftest')
+    os.makedirs(f'{d}/net')
+    subprocess.run(['gcc', '-O2', f'-I{ksft}',
+                    f'-I{ksft}/../../include/uapi', '-o',
+                    f'{d}/net/so_incoming_cpu',
+                    f'{ksft}/net/so_incoming_cpu.c'], check=True)
+    shutil.copytree(f'{ksft}/net/lib/py', f'{d}/net/lib/py')
+    # the ynl library and its specs, where the library looks in an install
+    src = f'{ksft}/../../..'
+    shutil.copytree(f'{src}/tools/net/ynl/pyynl', f'{d}/net/lib/ynl/pyynl')
+    shutil.copytree(f'{src}/Documentation/netlink/specs', f'{d}/net/lib/specs')
+    os.makedirs(f'{d}/drivers/net/lib')
+    shutil.copytree(f'{ksft}/drivers/net/lib/py', f'{d}/drivers/net/lib/py')
+    for f in ('ping.py', 'settings'):
+        shutil.copy(f'{ksft}/drivers/net/{f}', f'{d}/drivers/net')
+    with open(f'{d}/kselftest-list.txt', 'w') as f:
+        f.write('net:so_incoming_cpu\ndrivers/net:ping.py\n')
+
+
+def runner(c):
+    """run_kselftest.sh of the kernel's tree over a C harness program and
+    a Python one: every leaf case that ran three intervals has metrics"""
+    if not KSFT:
+        return 'SKIP: no kselftest tree given'
+    if 'NETIF' not in os.environ:
+        return 'SKIP: no NETIF config (drv_env.sh ktap gives one)'
+    with tempfile.TemporaryDirectory() as d:
+        install(KSFT, d)
+        out, cases, came = same_as_alone(c, [f'{d}/run_kselftest.sh'],
+                                         RUNNER_INTERVAL_MS)
+    # a harness's "#  RUN" lines: (line index, depth of its case)
+    runs = [(i, len(m.group(1)) // 2) for i, line in enumerate(out.split(b'\n'))
+            if (m := RUN.match(line))]
+    leaf = leaves(cases)
+    progs = {}
+    for n in leaf:
+        i, depth, path, ml = cases[n]
+        # the case's span as we saw it, by when its lines came to us:
+        # from the result line before it, or its harness's RUN line
+        prev = max([cases[m][0] for m in range(n) if cases[m][1] <= depth] +
+                   [r for r, d in runs if r < i and d == depth], default=0)
+        span = came[i] - came[prev]
+        name = '/'.join(path)
+        if span >= 3 * RUNNER_INTERVAL_MS / 1000:
+            c.check(ml, f'{name}: no metrics after {span:.3f} s')
+        progs.setdefault(path[0], 0)
+        progs[path[0]] += bool(ml)
+    print(f'# {len(leaf)} leaf cases, {sum(progs.values())} with metrics '
+          f'(by program: {progs})')
+    # the leaves are the programs' own cases, one deeper than the runner
+    c.check(len(progs) == 2 and all(progs.values()) and
+            all(cases[n][1] == 1 for n in leaf),
+            f'programs and their cases with metrics: {progs}, leaves at '
+            f'depths {sorted({cases[n][1] for n in leaf})}')
+    with tempfile.NamedTemporaryFile('wb') as f:
+        f.write(out)
+        f.flush()
+        rep = subprocess.run([REPORT, '--json', f.name],
+                             capture_output=True, text=True)
+    rows = [json.loads(r) for r in rep.stdout.splitlines()]
+    paths = {tuple(r['path']) for r in rows}
+    want = {tuple(cases[n][2]) for n in leaf if cases[n][3]}
+    c.check(paths == want,
+            f'the report\'s cases {sorted(paths)}, ours {sorted(want)}')
+
+
+if __name__ == '__main__':
+    sys.exit(run_all('record_ktap', [timing, stream, early_exit, killed,
+                                     runner]))
