@@ -208,16 +208,15 @@ static pid_t start(char **argv, int *in, int *out, const sigset_t *mask)
 	return pid;
 }
 
-/* what is in buf, and the rest of COMMAND's output, to ours */
+/* what is in buf, and the rest of COMMAND's output, to ours as it comes */
 static void pass_on(struct link *l)
 {
 	do {
-		if (l->len && fwrite(l->buf, 1, l->len, stdout) != l->len)
+		if ((l->len && fwrite(l->buf, 1, l->len, stdout) != l->len) ||
+		    fflush(stdout))
 			die("link: cannot write: %s", strerror(errno));
 		l->len = 0;
 	} while (read_more(l));
-	if (fflush(stdout))
-		die("link: cannot write: %s", strerror(errno));
 }
 
 int do_link(int argc, char **argv)
