@@ -29,6 +29,7 @@ struct link {
 	sigset_t wait_mask;	/* the signal mask ppoll() waits with */
 	int stops_seen;
 	bool started;		/* the record has its time base */
+	bool pass_input;	/* --pass-input, until our input ends */
 	bool reaped;
 	int status;		/* COMMAND's, once reaped */
 	size_t len;		/* of buf */
@@ -70,28 +71,81 @@ static void reap(struct link *l, int flags)
 	l->reaped = r == l->pid;
 }
 
+static void send_bytes(struct link *l, const char *buf, size_t len)
+{
+	ssize_t n;
+
+	while (l->in >= 0 && len) {
+		n = write(l->in, buf, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)	/* COMMAND is gone: its status says why */
+			return;
+		buf += n;
+		len -= n;
+	}
+}
+
+static void send_line(struct link *l, const char *line)
+{
+	send_bytes(l, line, strlen(line));
+}
+
+/*
+ * --pass-input: what came on our standard input to COMMAND's; its end,
+ * or an error, closes COMMAND's as a stop does
+ */
+static void pass_input(struct link *l)
+{
+	char buf[4096];
+	ssize_t n;
+
+	n = read(STDIN_FILENO, buf, sizeof(buf));
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return;
+	if (n > 0) {
+		send_bytes(l, buf, n);
+		return;
+	}
+	l->pass_input = false;
+	if (l->in >= 0) {
+		close(l->in);
+		l->in = -1;
+	}
+}
+
 /*
  * More of COMMAND's output into buf, waiting for it; 0 at its end. Once
  * COMMAND has exited, only what is there: what it started may hold the
- * pipe open.
+ * pipe open. Meanwhile, with --pass-input, our input goes to COMMAND's.
  */
 static size_t read_more(struct link *l)
 {
-	struct pollfd p = { .fd = l->out, .events = POLLIN };
+	struct pollfd p[2] = {
+		{ .fd = l->out, .events = POLLIN },
+		{ .fd = -1, .events = POLLIN },
+	};
 	const struct timespec now = {};
 	ssize_t n;
 
 	for (;;) {
 		stop_check(l);
 		reap(l, WNOHANG);
+		p[1].fd = l->pass_input && l->started && l->in >= 0 ?
+			  STDIN_FILENO : -1;
 		/* the signals are blocked but while it waits */
-		n = ppoll(&p, 1, l->reaped ? &now : NULL, &l->wait_mask);
+		n = ppoll(p, 2, l->reaped ? &now : NULL, &l->wait_mask);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
 			die("link: poll: %s", strerror(errno));
 		if (!n)
 			return 0;
+		if (p[1].revents) {
+			pass_input(l);
+			if (!p[0].revents)
+				continue;
+		}
 		n = read(l->out, l->buf + l->len, sizeof(l->buf) - l->len);
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -126,22 +180,6 @@ static const char *next_line(struct link *l)
 	l->len -= n + 1;
 	memmove(l->buf, nl + 1, l->len);
 	return l->line;
-}
-
-static void send_line(struct link *l, const char *line)
-{
-	size_t len = strlen(line);
-	ssize_t n;
-
-	while (l->in >= 0 && len) {
-		n = write(l->in, line, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)	/* COMMAND is gone: its status says why */
-			return;
-		line += n;
-		len -= n;
-	}
 }
 
 /*
@@ -224,7 +262,7 @@ int do_link(int argc, char **argv)
 	struct kpm_getopt g = { .cmd = &link_cmd };
 	struct link *l;
 	uint64_t base = 0, trip = 0;
-	bool have_base = false, lined_up;
+	bool have_base = false, lined_up, pass = false;
 	int64_t offset = 0;
 	sigset_t block;
 	int opt, st, fd;
@@ -235,6 +273,7 @@ int do_link(int argc, char **argv)
 			base = parse_u64("--time-base", optarg, UINT64_MAX);
 			have_base = true;
 		}
+		pass = pass || opt == 'P';
 	}
 	if (opt < 0)
 		return g.help ? 0 : EXIT_USAGE;
@@ -245,6 +284,7 @@ int do_link(int argc, char **argv)
 	l = calloc(1, sizeof(*l));
 	if (!l)
 		die("out of memory");
+	l->pass_input = pass;
 
 	/* COMMAND's pipes must not take the place of a closed 0, 1 or 2 */
 	while ((fd = open("/dev/null", O_RDWR)) >= 0 && fd <= STDERR_FILENO)

@@ -271,11 +271,14 @@ const struct kpm_cmd metric_cmd = {
 static const struct kpm_opt link_opts[] = {
 	{ .name = "time-base", .val = 't', .arg = "NS",
 	  .help = "our CLOCK_MONOTONIC ns that time 0 stands for" },
+	{ .name = "pass-input", .val = 'P', .long_only = true,
+	  .help = "once record has its time base, pass our\n"
+		  "standard input on to COMMAND's" },
 	{}
 };
 
 const struct kpm_cmd link_cmd = {
-	.usage = "usage: " PROG " link --time-base NS -- COMMAND [ARGS...]\n",
+	.usage = "usage: " PROG " link --time-base NS [--pass-input] -- COMMAND [ARGS...]\n",
 	.about = "\n"
 		"Run COMMAND, which runs \"" PROG " record --control\" on another host\n"
 		"(\"ssh HOST " PROG " record --control --host remote ...\"), and talk\n"
@@ -292,7 +295,9 @@ const struct kpm_cmd link_cmd = {
 		"after, record's lines, to standard output, unchanged. SIGINT, SIGTERM,\n"
 		"SIGHUP or SIGQUIT closes COMMAND's standard input, which stops the\n"
 		"record; another one, or the first before the record has its time base,\n"
-		"sends COMMAND SIGTERM. link exits once COMMAND has, with its exit\n"
+		"sends COMMAND SIGTERM. With --pass-input, what comes on link's standard\n"
+		"input once the record has its time base goes to COMMAND's, and its end\n"
+		"closes COMMAND's, as a stop does. link exits once COMMAND has, with its exit\n"
 		"status (128+N when a signal N ended it), or 1 when it ended with 0\n"
 		"before it answered a clock request.\n",
 	.usage_err = KPM_USAGE_LINE,
