@@ -157,23 +157,78 @@ static uint64_t control_base(void)
 
 /*
  * Sleep @ns, less when standard input ends (or fails), which stops a
- * record --control: whether it did. What is read meanwhile is dropped.
+ * record --control: -1 then. Else the number of lines "sync" read
+ * meanwhile (record --stream answers them); other lines are dropped.
  */
-static bool control_wait(uint64_t ns)
+static int control_wait(uint64_t ns)
 {
+	static char line[8];
+	static size_t len;
 	struct pollfd p = { .fd = STDIN_FILENO, .events = POLLIN };
 	struct timespec ts = {
 		.tv_sec = ns / NSEC_PER_SEC,
 		.tv_nsec = ns % NSEC_PER_SEC,
 	};
+	int syncs = 0;
 	char buf[256];
-	ssize_t n;
+	ssize_t n, i;
 
 	/* the time, or a signal, which the loop looks at */
 	if (ppoll(&p, 1, &ts, NULL) <= 0)
-		return false;
+		return 0;
 	n = read(STDIN_FILENO, buf, sizeof(buf));
-	return !n || (n < 0 && errno != EINTR && errno != EAGAIN);
+	if (!n || (n < 0 && errno != EINTR && errno != EAGAIN))
+		return -1;
+	for (i = 0; i < n; i++) {
+		if (buf[i] != '\n') {
+			/* a longer line is none of ours */
+			line[len < sizeof(line) - 1 ? len++ : len] = buf[i];
+			continue;
+		}
+		line[len] = '\0';
+		syncs += len == 4 && !strcmp(line, "sync");
+		len = 0;
+	}
+	return syncs;
+}
+
+/* record --control --stream: a frame of spool.h's to standard output */
+static void frame(char type, const void *p, uint32_t len)
+{
+	if (fputc(type, stdout) == EOF ||
+	    fwrite(&len, sizeof(len), 1, stdout) != 1 ||
+	    (len && fwrite(p, 1, len, stdout) != len))
+		die("--stream: cannot write: %s", strerror(errno));
+}
+
+/* a frame's payload: written to the memstream of frame_start() */
+static FILE *frame_start(char **buf, size_t *len)
+{
+	FILE *m = open_memstream(buf, len);
+
+	if (!m)
+		die("out of memory");
+	return m;
+}
+
+static void frame_end(char type, FILE *m, char **buf, size_t *len)
+{
+	if (fclose(m))
+		die("out of memory");
+	frame(type, *buf, *len);
+	free(*buf);
+}
+
+static void stream_sample(struct drain *d, const struct sample *smp)
+{
+	size_t len;
+	char *buf;
+	FILE *m;
+
+	spool_sample(d, smp);
+	m = frame_start(&buf, &len);
+	spool_write(m, d->s, smp);
+	frame_end('S', m, &buf, &len);
 }
 
 /* --metrics all: every optional metric, the queues' only with netdevs */
@@ -222,6 +277,8 @@ int do_record(int argc, char **argv)
 	const char *host = "local";
 	uint64_t time_base = 0;
 	bool have_base = false, raw = false, control = false, ktap = false;
+	bool stream = false;
+	int syncs = 0;
 	struct cases *cases = NULL;
 	FILE *diag = stdout;
 	int out[2] = { -1, -1 };
@@ -275,12 +332,19 @@ int do_record(int argc, char **argv)
 		case 'K':
 			ktap = true;
 			break;
+		case 'W':
+			stream = true;
+			break;
 		}
 	}
 	if (opt < 0)
 		return g.help ? 0 : EXIT_USAGE;
 	if (control && (optind < argc || have_base)) {
 		fprintf(stderr, PROG " record: --control takes no COMMAND and no --time-base: the base comes on standard input\n");
+		return EXIT_USAGE;
+	}
+	if (stream && (!control || raw)) {
+		fprintf(stderr, PROG " record: --stream goes with --control, and not --raw\n");
 		return EXIT_USAGE;
 	}
 	if (ktap && (optind >= argc || raw)) {
@@ -360,9 +424,20 @@ int do_record(int argc, char **argv)
 	if (ktap)
 		err = drain_init(&d, &s, cases_sample, cases);
 	else
-		err = drain_init(&d, &s, spool_sample, spool);
+		err = drain_init(&d, &s, stream ? stream_sample : spool_sample,
+				 spool);
 	if (err)
 		die("out of memory");
+	if (stream) {
+		size_t len;
+		char *buf;
+		FILE *m = frame_start(&buf, &len);
+
+		spool_start(m, &s, metrics, host, time_base);
+		frame_end('H', m, &buf, &len);
+		if (fflush(stdout))
+			die("--stream: cannot write: %s", strerror(errno));
+	}
 
 	install_handlers();
 	tell_ready(fd);
@@ -384,6 +459,11 @@ int do_record(int argc, char **argv)
 		/* what was read survives a SIGKILL, for replay */
 		if (spool_path && fflush(spool))
 			die("cannot write the spool: %s", strerror(errno));
+		/* what was read is out, and the syncs answered */
+		for (; stream && syncs; syncs--)
+			frame('A', NULL, 0);
+		if (stream && fflush(stdout))
+			die("--stream: cannot write: %s", strerror(errno));
 		if (err || stop_signal)
 			break;
 		if (cmd.pid && command_reap(&cmd, WNOHANG))
@@ -399,8 +479,10 @@ int do_record(int argc, char **argv)
 				break;
 		} else if (!control) {
 			sleep_ns(wait);
-		} else if (control_wait(wait)) {
-			break;
+		} else {
+			syncs = control_wait(wait);
+			if (syncs < 0)
+				break;
 		}
 	}
 	running_command = NULL;
@@ -427,6 +509,18 @@ int do_record(int argc, char **argv)
 	/* past the head: the session as it is now, counts and all */
 	if (fseek(spool, sizeof(struct spool_head) + strlen(host), SEEK_SET))
 		die("cannot read the spool back: %s", strerror(errno));
+	if (stream) {
+		struct stream_end e = {
+			d.lost, s.lost, s.missed, s.qstats_skipped, early,
+		};
+
+		frame('E', &e, sizeof(e));
+		drain_free(&d);
+		fclose(spool);
+		if (fflush(stdout))
+			die("--stream: cannot write: %s", strerror(errno));
+		return err ? EXIT_ERROR : 0;
+	}
 	/*
 	 * With --ktap, the cases had their lines: only the diagnostics, on
 	 * stderr if COMMAND's output ended within a line, which is not ours

@@ -29,6 +29,19 @@ struct spool_head {
 	struct session s;
 };
 
+/*
+ * record --control --stream writes its samples to standard output as it
+ * reads them, for record --ktap on the host at the other end of the
+ * line, in frames: a byte of their type, their length (a uint32_t) and
+ * that many bytes. First 'H', a spool's head and host label; then 'S', a
+ * sample as a spool has it, for each; 'A' once the samples of a read that
+ * a line "sync" asked for are out; at the end, 'E', a struct stream_end.
+ * As a spool, for a record of the same build.
+ */
+struct stream_end {
+	uint64_t lost, kernel_lost, missed, qstats_skipped, early;
+};
+
 FILE *spool_open(const char *path);
 void spool_start(FILE *f, const struct session *s, uint32_t metrics,
 		 const char *host, uint64_t time_base);

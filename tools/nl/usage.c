@@ -64,6 +64,10 @@ static const struct kpm_opt record_opts[] = {
 	  .help = "pass COMMAND's KTAP output through, with each\n"
 		  "leaf case's metric lines before its result\n"
 		  "line (see KTAP below)" },
+	{ .name = "stream", .val = 'W', .long_only = true,
+	  .help = "with --control: the samples to standard output\n"
+		  "as they are read, for record --ktap on the other\n"
+		  "host (see CONTROL below)" },
 	{ .name = "control", .val = 'C', .long_only = true,
 	  .help = "take the time base from standard input and stop\n"
 		  "at its end (record on a remote host for link:\n"
@@ -135,7 +139,10 @@ const struct kpm_cmd record_cmd = {
 		"this host's CLOCK_MONOTONIC, on standard output; a line \"base NS\" gives\n"
 		"the time base on this host's clock and starts recording, and the end of\n"
 		"standard input stops it, as SIGTERM would (--duration, if given, too);\n"
-		"an end before the base is an error.\n"
+		"an end before the base is an error. With --stream, record writes its\n"
+		"samples to standard output as it reads them, in frames of its own build's\n"
+		"format, reads at once on a line \"sync\" and says when that read is out,\n"
+		"and prints no metric lines.\n"
 		"\n"
 		"Exit status: 1 on an error (output that could not be written is one),\n"
 		"2 on a usage error; else COMMAND's as a shell gives it (128+N when a\n"
