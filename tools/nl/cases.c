@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * record --ktap: COMMAND's standard output is a pipe, whose bytes are
- * passed through as they come. A line is held back only while it may
- * still be a result line ("ok N" or "not ok N" after its "# " prefixes,
- * one a depth) or a harness's "#  RUN" line: a few bytes.
+ * passed through as they come. A thread of their own reads them, and
+ * stamps them with the time they came, so that a case's window is its
+ * own however long the rest takes: writing a case's lines, waiting for
+ * the remote, a reader of our output that falls behind. A line is held
+ * back only while it may still be a result line ("ok N" or "not ok N"
+ * after its "# " prefixes, one a depth) or a harness's "#  RUN" line: a
+ * few bytes.
  *
  * A case ends at the first byte of its result line, at depth d, and
  * starts at the latest of: the harness's "#  RUN" line at depth d, the
@@ -12,14 +16,22 @@
  * COMMAND's start). A result line is a leaf's when no deeper result
  * line came since that start.
  *
- * At a leaf's result line the session is read, and the samples whose
- * every block was read within the case go through a struct record of
- * their own, the case's start its time 0. Its policy lines, then its
+ * At a leaf's result line the remote's record is asked for its samples
+ * up to then, and until it answers, what COMMAND writes is read, its
+ * lines stamped, and held back: a case's window is its own, however far
+ * the remote is. Then the session is read, and the samples of each host
+ * whose every block was read within the case (on that host's clock) go
+ * through a struct record of their own, the case's start its time 0, in
+ * the order they were taken. Their policy lines, then their
  * observations, go out at the result line's depth, before it.
  */
 
+#define _GNU_SOURCE		/* pipe2() */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -33,27 +45,59 @@
 /* a line still undecided after this many bytes is not one of ours */
 #define HOLD_MAX	256
 
+/* how long a case waits for the remote's samples up to its end */
+#define SYNC_WAIT	(10 * NSEC_PER_SEC)
+/* what the reader holds before it waits for us to take it */
+#define QUEUED_MAX	(64U << 20)
+
+/* what the reader read at once, and when */
+struct chunk {
+	struct chunk *next;
+	uint64_t t;
+	size_t len;
+	char data[];
+};
+
+/*
+ * The reader of COMMAND's output: a thread that takes what comes, stamps
+ * it and queues it, and writes a byte to wake[1] for us to take it.
+ */
+struct reader {
+	pthread_t thread;
+	int fd;
+	int wake[2];
+	int stop[2];		/* a byte: read what is there, then end */
+	pthread_mutex_t lock;
+	pthread_cond_t room;
+	struct chunk *head, **tail;
+	size_t queued;
+	bool done;		/* the end, or stopped: nothing more comes */
+};
+
 enum line_kind { L_UNDECIDED, L_OTHER, L_RESULT, L_RUN };
 
-/* where a spooled sample is, and the times of its first and last block */
-struct spooled {
-	uint64_t lo, hi;
-	off_t off;
+/* a case whose lines wait for the remote's samples */
+struct pending {
+	unsigned int depth;
+	uint64_t start, end;
+	size_t pos;		/* where its lines go in the output held */
+	unsigned long sync;	/* the remote's answer it waits for */
+	uint64_t deadline;	/* after which it does without */
 };
 
 struct cases {
-	int fd;
-	bool eof;
-	FILE *spool;
-	const struct session *s;
-	uint32_t metrics;
-	const char *host;
+	struct reader rd;
+	bool eof;		/* the reader is done, and all taken */
+	struct host local;
+	struct remote *remote;
 	struct kpm_nl *nl;
 	struct drain *d;
 	int err;
-	struct sample smp;
-	struct spooled *at;
-	size_t nr_at, room_at;
+	/* COMMAND's output held back while a case waits, and the cases */
+	char *q;
+	size_t q_len, q_room;
+	struct pending *pend;
+	size_t nr_pend, room_pend;
 	/* the line coming in: held, until it is known; or passing */
 	char hold[HOLD_MAX];
 	size_t held;
@@ -66,20 +110,134 @@ struct cases {
 	bool deeper[DEPTH_MAX + 1];	/* a deeper result line since */
 };
 
+static void queue(struct reader *rd, const char *buf, size_t n)
+{
+	struct chunk *ch = malloc(sizeof(*ch) + n);
+	char b = 0;
+
+	if (!ch)
+		die("out of memory");
+	ch->t = now_ns();
+	ch->len = n;
+	ch->next = NULL;
+	memcpy(ch->data, buf, n);
+	pthread_mutex_lock(&rd->lock);
+	*rd->tail = ch;
+	rd->tail = &ch->next;
+	rd->queued += n;
+	while (rd->queued > QUEUED_MAX)
+		pthread_cond_wait(&rd->room, &rd->lock);
+	pthread_mutex_unlock(&rd->lock);
+	/* a full pipe has a byte that wakes us already */
+	if (write(rd->wake[1], &b, 1) < 0 && errno != EAGAIN)
+		die("the reader: %s", strerror(errno));
+}
+
+static void *reader(void *arg)
+{
+	struct pollfd p[2] = { { .events = POLLIN }, { .events = POLLIN } };
+	struct reader *rd = arg;
+	bool stop = false;
+	static char buf[65536];
+	ssize_t n;
+	char b = 0;
+
+	p[0].fd = rd->fd;
+	p[1].fd = rd->stop[0];
+	for (;;) {
+		/* once stopped: what is there, not what may come */
+		if (!stop && poll(p, 2, -1) < 0 && errno != EINTR)
+			break;
+		stop |= p[1].revents;
+		n = read(rd->fd, buf, sizeof(buf));
+		if (n > 0) {
+			queue(rd, buf, n);
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN && !stop)
+			continue;
+		break;		/* the end, an error, or stopped and empty */
+	}
+	pthread_mutex_lock(&rd->lock);
+	rd->done = true;
+	pthread_mutex_unlock(&rd->lock);
+	if (write(rd->wake[1], &b, 1) < 0 && errno != EAGAIN)
+		die("the reader: %s", strerror(errno));
+	return NULL;
+}
+
+/* the reader of @fd started, with every signal left to us */
+static void reader_start(struct reader *rd, int fd)
+{
+	sigset_t all, old;
+
+	rd->fd = fd;
+	rd->tail = &rd->head;
+	if (pipe2(rd->wake, O_CLOEXEC | O_NONBLOCK) ||
+	    pipe2(rd->stop, O_CLOEXEC))
+		die("pipe: %s", strerror(errno));
+	pthread_mutex_init(&rd->lock, NULL);
+	pthread_cond_init(&rd->room, NULL);
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	errno = pthread_create(&rd->thread, NULL, reader, rd);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (errno)
+		die("cannot start a thread: %s", strerror(errno));
+}
+
+/* what the reader queued, detached; *@done: it is done */
+static struct chunk *reader_take(struct reader *rd, bool *done)
+{
+	struct chunk *ch;
+	char b[64];
+
+	while (read(rd->wake[0], b, sizeof(b)) > 0)
+		;
+	pthread_mutex_lock(&rd->lock);
+	ch = rd->head;
+	rd->head = NULL;
+	rd->tail = &rd->head;
+	rd->queued = 0;
+	*done = rd->done;
+	pthread_cond_signal(&rd->room);
+	pthread_mutex_unlock(&rd->lock);
+	return ch;
+}
+
+void host_init(struct host *h, const char *label, const struct session *s,
+	       uint32_t metrics, int64_t offset, FILE *spool)
+{
+	memset(h, 0, sizeof(*h));
+	h->label = label;
+	h->s = s;
+	h->metrics = metrics;
+	h->offset = offset;
+	h->spool = spool;
+	if (sample_alloc(&h->smp, s->cpus) || sample_alloc_queues(&h->smp, s))
+		die("out of memory");
+}
+
+void host_free(struct host *h)
+{
+	sample_free(&h->smp);
+	free(h->at);
+}
+
 struct cases *cases_new(int fd, FILE *spool, const struct session *s,
 			uint32_t metrics, const char *host, uint64_t start,
-			struct kpm_nl *nl, struct drain *d)
+			struct kpm_nl *nl, struct drain *d,
+			struct remote *remote)
 {
 	struct cases *c = calloc(1, sizeof(*c));
 
-	if (!c || sample_alloc(&c->smp, s->cpus) ||
-	    sample_alloc_queues(&c->smp, s))
+	if (!c)
 		die("out of memory");
-	c->fd = fd;
-	c->spool = spool;
-	c->s = s;
-	c->metrics = metrics;
-	c->host = host;
+	host_init(&c->local, host, s, metrics, 0, spool);
+	reader_start(&c->rd, fd);
+	c->remote = remote;
 	c->nl = nl;
 	c->d = d;
 	c->start[0] = start;
@@ -89,9 +247,16 @@ struct cases *cases_new(int fd, FILE *spool, const struct session *s,
 
 void cases_free(struct cases *c)
 {
-	close(c->fd);
-	sample_free(&c->smp);
-	free(c->at);
+	/* cases_end() saw it done */
+	pthread_join(c->rd.thread, NULL);
+	close(c->rd.fd);
+	close(c->rd.wake[0]);
+	close(c->rd.wake[1]);
+	close(c->rd.stop[0]);
+	close(c->rd.stop[1]);
+	host_free(&c->local);
+	free(c->q);
+	free(c->pend);
 	free(c);
 }
 
@@ -118,30 +283,56 @@ static void sample_span(const struct session *s, const struct sample *smp,
 	}
 }
 
+void host_add(struct host *h, const struct sample *smp)
+{
+	struct spooled *at;
+
+	if (h->nr_at == h->room_at) {
+		h->room_at = h->room_at ? 2 * h->room_at : 1024;
+		at = reallocarray(h->at, h->room_at, sizeof(*at));
+		if (!at)
+			die("out of memory");
+		h->at = at;
+	}
+	at = &h->at[h->nr_at++];
+	at->off = ftello(h->spool);
+	if (at->off < 0)
+		die("cannot write the spool: %s", strerror(errno));
+	sample_span(h->s, smp, &at->lo, &at->hi);
+	spool_write(h->spool, h->s, smp);
+}
+
 void cases_sample(struct drain *d, const struct sample *smp)
 {
 	struct cases *c = d->arg;
-	struct spooled *at;
 
-	if (c->nr_at == c->room_at) {
-		c->room_at = c->room_at ? 2 * c->room_at : 1024;
-		at = reallocarray(c->at, c->room_at, sizeof(*at));
-		if (!at)
-			die("out of memory");
-		c->at = at;
-	}
-	at = &c->at[c->nr_at++];
-	at->off = ftello(c->spool);
-	if (at->off < 0)
-		die("cannot write the spool: %s", strerror(errno));
-	sample_span(c->s, smp, &at->lo, &at->hi);
-	spool_write(c->spool, c->s, smp);
+	host_add(&c->local, smp);
 }
 
 static void put(const char *buf, size_t len)
 {
 	if (fwrite(buf, 1, len, stdout) != len)
 		die("cannot write the output: %s", strerror(errno));
+}
+
+/* COMMAND's output: out, or held back behind a case that waits */
+static void out(struct cases *c, const char *buf, size_t len)
+{
+	char *q;
+
+	if (!c->nr_pend) {
+		put(buf, len);
+		return;
+	}
+	if (c->q_room - c->q_len < len) {
+		c->q_room = 2 * (c->q_len + len);
+		q = realloc(c->q, c->q_room);
+		if (!q)
+			die("out of memory");
+		c->q = q;
+	}
+	memcpy(c->q + c->q_len, buf, len);
+	c->q_len += len;
 }
 
 /* the lines of @buf, each with the prefixes of @depth */
@@ -160,14 +351,14 @@ static void put_lines(const char *buf, size_t len, unsigned int depth)
 	}
 }
 
-/* the first sample whose blocks were all read at @t or later */
-static size_t first_from(const struct cases *c, uint64_t t)
+/* the first sample of @h whose blocks were all read at @t or later */
+static size_t first_from(const struct host *h, uint64_t t)
 {
-	size_t lo = 0, hi = c->nr_at, mid;
+	size_t lo = 0, hi = h->nr_at, mid;
 
 	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;
-		if (c->at[mid].lo < t)
+		if (h->at[mid].lo < t)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -175,17 +366,26 @@ static size_t first_from(const struct cases *c, uint64_t t)
 	return lo;
 }
 
+/* a time of @h's clock on ours */
+static uint64_t ours(const struct host *h, uint64_t t)
+{
+	return t - (uint64_t)h->offset;
+}
+
 /*
- * The metric lines of the case at @depth from @start to @end, if a sample
- * was taken within it: the policies of the metrics it has lines of, then
- * the observations and the decreases line, each at @depth.
+ * The metric lines of the case at @depth from @start to @end, of the
+ * samples taken within it: the policies of the metrics they have lines
+ * of, then the observations and the decreases lines, each at @depth.
  */
 static void case_lines(struct cases *c, unsigned int depth, uint64_t start,
 		       uint64_t end)
 {
+	struct host *hosts[2] = { &c->local, NULL }, *h;
+	size_t next[2], obs_len, pol_len;
 	char *obs = NULL, *pol = NULL;
-	size_t obs_len, pol_len, i;
-	struct record r;
+	struct record r[2];
+	unsigned int n, i, k;
+	uint32_t seen = 0;
 	FILE *o, *p;
 	int m;
 
@@ -194,30 +394,59 @@ static void case_lines(struct cases *c, unsigned int depth, uint64_t start,
 		c->err = drain(c->nl, c->d);
 	if (c->err)
 		return;
-	i = first_from(c, start);
-	if (i == c->nr_at || c->at[i].lo > end)
-		return;
-	if (fflush(c->spool) || fseeko(c->spool, c->at[i].off, SEEK_SET))
-		die("cannot read the spool back: %s", strerror(errno));
+	if (c->remote)
+		hosts[1] = remote_host(c->remote);
+	n = hosts[1] ? 2 : 1;
 	o = open_memstream(&obs, &obs_len);
-	if (!o || record_init(&r, c->metrics, c->host, start, c->s->cpus, o) ||
-	    record_init_queues(&r, c->s))
+	if (!o)
 		die("out of memory");
-	for (; i < c->nr_at && c->at[i].lo <= end; i++) {
-		if (spool_read(c->spool, c->s, &c->smp) != 1)
-			die("cannot read a spooled sample back");
-		if (c->at[i].hi <= end)
-			record_add(&r, &c->smp, c->s->ndevs);
+	for (i = 0; i < n; i++) {
+		h = hosts[i];
+		next[i] = first_from(h, start + h->offset);
+		if (record_init(&r[i], h->metrics, h->label, start + h->offset,
+				h->s->cpus, o) ||
+		    record_init_queues(&r[i], h->s))
+			die("out of memory");
+		if (next[i] < h->nr_at && (fflush(h->spool) ||
+		    fseeko(h->spool, h->at[next[i]].off, SEEK_SET)))
+			die("cannot read the spool back: %s", strerror(errno));
 	}
-	if (record_print_decreases(o, &r) || fclose(o))
+	/* the samples of the case, of both hosts, in the order taken */
+	for (;;) {
+		for (k = n, i = 0; i < n; i++) {
+			h = hosts[i];
+			if (next[i] == h->nr_at ||
+			    ours(h, h->at[next[i]].lo) > end)
+				continue;
+			if (k == n || ours(h, h->at[next[i]].lo) <
+				      ours(hosts[k], hosts[k]->at[next[k]].lo))
+				k = i;
+		}
+		if (k == n)
+			break;
+		h = hosts[k];
+		if (spool_read(h->spool, h->s, &h->smp) != 1)
+			die("cannot read a spooled sample back");
+		if (ours(h, h->at[next[k]++].hi) <= end)
+			record_add(&r[k], &h->smp, h->s->ndevs);
+	}
+	for (i = 0; i < n; i++) {
+		if (record_print_decreases(o, &r[i]))
+			die("out of memory");
+		if (r[i].bad_output)
+			die("a value could not be written as JSON (NaN or infinity)");
+		seen |= r[i].seen;
+		record_free(&r[i]);
+		if (fseeko(hosts[i]->spool, 0, SEEK_END))
+			die("cannot write the spool: %s", strerror(errno));
+	}
+	if (fclose(o))
 		die("out of memory");
-	if (r.bad_output)
-		die("a value could not be written as JSON (NaN or infinity)");
 	p = open_memstream(&pol, &pol_len);
 	if (!p)
 		die("out of memory");
 	for (m = 0; m < M_NR; m++)
-		if (r.seen & M_BIT(m) && print_policy(p, m))
+		if (seen & M_BIT(m) && print_policy(p, m))
 			die("internal error: a policy line");
 	if (fclose(p))
 		die("out of memory");
@@ -225,9 +454,82 @@ static void case_lines(struct cases *c, unsigned int depth, uint64_t start,
 	put_lines(obs, obs_len, depth);
 	free(pol);
 	free(obs);
-	record_free(&r);
-	if (fseeko(c->spool, 0, SEEK_END))
-		die("cannot write the spool: %s", strerror(errno));
+}
+
+/*
+ * The cases that wait, in order, whose remote answered (or that waited
+ * long enough, or @all), with the output held before each; then the
+ * output held, if none waits any more.
+ */
+static void flush_pending(struct cases *c, bool all)
+{
+	struct pending *p;
+	size_t done = 0, i, pos = 0;
+	uint64_t now = now_ns();
+
+	for (i = 0; i < c->nr_pend; i++) {
+		p = &c->pend[i];
+		if (!all && !remote_answered(c->remote, p->sync) &&
+		    now < p->deadline)
+			break;
+		if (!remote_answered(c->remote, p->sync))
+			remote_late(c->remote);
+		put(c->q + pos, p->pos - pos);
+		pos = p->pos;
+		case_lines(c, p->depth, p->start, p->end);
+		done++;
+	}
+	if (!done)
+		return;
+	c->nr_pend -= done;
+	memmove(c->pend, c->pend + done, c->nr_pend * sizeof(*c->pend));
+	for (i = 0; i < c->nr_pend; i++)
+		c->pend[i].pos -= pos;
+	if (!c->nr_pend) {
+		put(c->q + pos, c->q_len - pos);
+		pos = c->q_len;
+	}
+	memmove(c->q, c->q + pos, c->q_len - pos);
+	c->q_len -= pos;
+}
+
+/* @deadline, or the first of a waiting case's, if sooner */
+static uint64_t until(const struct cases *c, uint64_t deadline)
+{
+	return c->nr_pend && c->pend[0].deadline < deadline ?
+	       c->pend[0].deadline : deadline;
+}
+
+/* flush_pending(), and the output out */
+static void flush_out(struct cases *c, bool all)
+{
+	flush_pending(c, all);
+	if (fflush(stdout))
+		die("cannot write the output: %s", strerror(errno));
+}
+
+/* a leaf case ended: its lines now, or once the remote sent its samples */
+static void case_end(struct cases *c, unsigned int depth, uint64_t start,
+		     uint64_t end)
+{
+	struct pending *p;
+
+	if (!c->remote || !remote_host(c->remote)) {
+		case_lines(c, depth, start, end);
+		return;
+	}
+	if (c->nr_pend == c->room_pend) {
+		c->room_pend = c->room_pend ? 2 * c->room_pend : 16;
+		p = reallocarray(c->pend, c->room_pend, sizeof(*p));
+		if (!p)
+			die("out of memory");
+		c->pend = p;
+	}
+	c->pend[c->nr_pend++] = (struct pending){
+		.depth = depth, .start = start, .end = end, .pos = c->q_len,
+		.sync = remote_ask(c->remote), .deadline = now_ns() + SYNC_WAIT,
+	};
+	flush_pending(c, false);
 }
 
 /*
@@ -316,7 +618,7 @@ static void line_seen(struct cases *c, enum line_kind kind,
 		case_start(c, depth, t);
 	} else if (kind == L_RESULT) {
 		if (c->started[depth] && !c->deeper[depth])
-			case_lines(c, depth, c->start[depth], t);
+			case_end(c, depth, c->start[depth], t);
 		for (e = 0; e < depth; e++)
 			c->deeper[e] = true;
 		for (e = depth + 1; e <= DEPTH_MAX; e++)
@@ -331,7 +633,7 @@ static void line_out(struct cases *c, enum line_kind kind,
 {
 	line_seen(c, kind == L_UNDECIDED ? L_OTHER : kind, depth,
 		  c->line_time);
-	put(c->hold, c->held);
+	out(c, c->hold, c->held);
 	c->passing = !whole;
 	c->held = 0;
 }
@@ -349,7 +651,7 @@ static void feed(struct cases *c, const char *buf, size_t len, uint64_t t)
 		if (c->passing) {
 			nl = memchr(buf, '\n', len);
 			n = nl ? (size_t)(nl - buf) + 1 : len;
-			put(buf, n);
+			out(c, buf, n);
 			c->passing = !nl;
 			buf += n;
 			len -= n;
@@ -366,64 +668,88 @@ static void feed(struct cases *c, const char *buf, size_t len, uint64_t t)
 	}
 }
 
-/* one read of COMMAND's output: false when there was nothing to read */
-static bool read_some(struct cases *c)
+/* what the reader has queued, through the cases, and out */
+static void take(struct cases *c)
 {
-	static char buf[65536];
-	ssize_t n;
+	struct chunk *ch, *next;
+	bool done;
 
-	n = read(c->fd, buf, sizeof(buf));
-	if (n < 0 && (errno == EAGAIN || errno == EINTR))
-		return false;
-	if (n <= 0) {
-		/* an error reads as the end: nothing more can come */
-		c->eof = true;
-		return false;
+	for (ch = reader_take(&c->rd, &done); ch; ch = next) {
+		next = ch->next;
+		feed(c, ch->data, ch->len, ch->t);
+		free(ch);
 	}
-	feed(c, buf, n, now_ns());
+	/* done before the take: all it queued was taken */
+	c->eof = done;
 	if (fflush(stdout))
 		die("cannot write the output: %s", strerror(errno));
-	return true;
 }
 
 int cases_wait(struct cases *c, uint64_t ns)
 {
 	uint64_t deadline = now_ns() + ns, now;
-	struct pollfd p = { .fd = c->fd, .events = POLLIN };
+	struct pollfd p[2] = {
+		{ .fd = -1, .events = POLLIN },
+		{ .fd = -1, .events = POLLIN },
+	};
 	int r;
 
-	while (!stop_signal && !child_exited && !c->err) {
+	while (!stop_signal && !c->err) {
+		/* COMMAND, or the remote's link: the loop reaps the one */
+		if (child_exited) {
+			child_exited = 0;
+			break;
+		}
 		now = now_ns();
 		if (now >= deadline)
 			break;
-		if (c->eof) {
-			sleep_ns(deadline - now);
-			break;
-		}
-		r = poll(&p, 1, (deadline - now + NSEC_PER_MSEC - 1) /
-				NSEC_PER_MSEC);
+		p[0].fd = c->eof ? -1 : c->rd.wake[0];
+		p[1].fd = c->remote ? remote_fd(c->remote) : -1;
+		r = poll(p, 2, (until(c, deadline) - now + NSEC_PER_MSEC - 1) /
+			       NSEC_PER_MSEC);
 		if (r < 0 && errno != EINTR)
 			die("poll: %s", strerror(errno));
-		if (r <= 0)
+		if (r < 0)
 			break;
-		read_some(c);
+		if (p[1].revents)
+			remote_read(c->remote);
+		if (p[0].revents)
+			take(c);
+		flush_out(c, false);
 	}
 	return c->err;
 }
 
 int cases_end(struct cases *c)
 {
+	struct pollfd p = { .events = POLLIN };
 	enum line_kind kind;
 	unsigned int depth;
+	uint64_t now;
 
-	while (!c->eof && read_some(c))
-		;
+	/* the reader takes what COMMAND left in the pipe, then ends */
+	if (write(c->rd.stop[1], "", 1) < 0)
+		die("the reader: %s", strerror(errno));
+	while (!c->eof) {
+		p.fd = c->rd.wake[0];
+		if (poll(&p, 1, -1) < 0 && errno != EINTR)
+			die("poll: %s", strerror(errno));
+		take(c);
+	}
 	if (c->held) {
 		kind = classify(c->hold, c->held, true, &depth);
 		line_out(c, kind, depth, true);
-		if (fflush(stdout))
-			die("cannot write the output: %s", strerror(errno));
 	}
+	/* the cases that wait for the remote's answer */
+	while (c->nr_pend && (p.fd = remote_fd(c->remote)) >= 0) {
+		now = now_ns();
+		if (poll(&p, 1, (until(c, UINT64_MAX) - now) / NSEC_PER_MSEC +
+				1) < 0 && errno != EINTR)
+			die("poll: %s", strerror(errno));
+		remote_read(c->remote);
+		flush_out(c, false);
+	}
+	flush_out(c, true);
 	return c->err;
 }
 

@@ -39,6 +39,8 @@
 #define RING_DEFAULT_BYTES	(4 << 20)
 /* record --queues: the queues of each direction a sample holds */
 #define QUEUES_DEFAULT		16
+/* record --ktap: how long its remote's record may take to start */
+#define REMOTE_READY		(30 * NSEC_PER_SEC)
 
 /*
  * record's default ring: 256 samples, or as many as make a quarter of the
@@ -279,6 +281,9 @@ int do_record(int argc, char **argv)
 	bool have_base = false, raw = false, control = false, ktap = false;
 	bool stream = false;
 	int syncs = 0;
+	struct remote_opts ro = {};
+	struct remote *remote = NULL;
+	char **remote_argv = NULL;
 	struct cases *cases = NULL;
 	FILE *diag = stdout;
 	int out[2] = { -1, -1 };
@@ -335,6 +340,18 @@ int do_record(int argc, char **argv)
 		case 'W':
 			stream = true;
 			break;
+		case 'y':
+			ro.type = optarg;
+			break;
+		case 'z':
+			ro.args = optarg;
+			break;
+		case 'f':
+			ro.ifname = optarg;
+			break;
+		case 'T':
+			ro.tool = optarg;
+			break;
 		}
 	}
 	if (opt < 0)
@@ -351,12 +368,22 @@ int do_record(int argc, char **argv)
 		fprintf(stderr, PROG " record: --ktap takes a COMMAND, and no --raw\n");
 		return EXIT_USAGE;
 	}
+	if (!ktap && (ro.type || ro.args || ro.ifname || ro.tool)) {
+		fprintf(stderr, PROG " record: the --remote options go with --ktap\n");
+		return EXIT_USAGE;
+	}
+	/* the drivers/net config's netdev, unless one is given */
+	if (ktap && !sa.ndevs && getenv("NETIF") && *getenv("NETIF"))
+		parse_netdev('i', getenv("NETIF"), sa.ifindex, &sa.ndevs);
 	if (!control && !duration == (optind >= argc)) {
 		fprintf(stderr, PROG " record: give either --duration or -- COMMAND\n");
 		return EXIT_USAGE;
 	}
 	if (metrics & M_ALL)
 		metrics = M_CPU_NET | (sa.ndevs ? M_QUEUE : 0);
+	if (ktap)
+		remote_argv = remote_command(&ro, sa.interval, metrics,
+					     sa.queues);
 	if (metrics & M_QUEUE && !sa.ndevs)
 		die("--metrics: the nic.queue metrics are of netdevs: give --ifname or --ifindex");
 	so.cpu_net = metrics & M_CPU_NET;
@@ -418,8 +445,12 @@ int do_record(int argc, char **argv)
 	if (ktap) {
 		if (pipe2(out, O_CLOEXEC) || fcntl(out[0], F_SETFL, O_NONBLOCK))
 			die("pipe: %s", strerror(errno));
+		/* the remote records before COMMAND starts */
+		if (remote_argv)
+			remote = remote_start(remote_argv, now_ns(),
+					      REMOTE_READY);
 		cases = cases_new(out[0], spool, &s, metrics, host, now_ns(),
-				  &nl, &d);
+				  &nl, &d, remote);
 	}
 	if (ktap)
 		err = drain_init(&d, &s, cases_sample, cases);
@@ -530,6 +561,8 @@ int do_record(int argc, char **argv)
 		memset(&r, 0, sizeof(r));
 		if (cases_mid_line(cases))
 			diag = stderr;
+		if (remote)
+			remote_end(remote, kill_after_ns, diag);
 	} else {
 		print_spool(spool, host, time_base, &s, metrics, raw, false,
 			    &r, &gaps);

@@ -64,6 +64,17 @@ static const struct kpm_opt record_opts[] = {
 	  .help = "pass COMMAND's KTAP output through, with each\n"
 		  "leaf case's metric lines before its result\n"
 		  "line (see KTAP below)" },
+	{ .name = "remote-type", .val = 'y', .arg = "TYPE", .long_only = true,
+	  .help = "with --ktap: the remote endpoint, netns, ssh\n"
+		  "or none (default: REMOTE_TYPE, or none)" },
+	{ .name = "remote-args", .val = 'z', .arg = "ARGS", .long_only = true,
+	  .help = "its netns or ssh host (default: REMOTE_ARGS)" },
+	{ .name = "remote-ifname", .val = 'f', .arg = "NAME",
+	  .long_only = true,
+	  .help = "the remote's netdev to sample (default: none)" },
+	{ .name = "remote-tool", .val = 'T', .arg = "PATH", .long_only = true,
+	  .help = "this tool on the remote (default: ours in a\n"
+		  "netns, " PROG " on the PATH over ssh)" },
 	{ .name = "stream", .val = 'W', .long_only = true,
 	  .help = "with --control: the samples to standard output\n"
 		  "as they are read, for record --ktap on the other\n"
@@ -120,18 +131,24 @@ const struct kpm_cmd record_cmd = {
 		"\n"
 		"KTAP: with --ktap, COMMAND's standard output is a pipe, each program's\n"
 		"written a line at a time (PYTHONUNBUFFERED=1, and stdbuf -oL where it is\n"
-		"installed), and what comes is passed through as it comes. Before each\n"
-		"result line (\"ok N\" or \"not ok N\", after a \"# \" per depth) of a leaf\n"
-		"case, one with no deeper result line, go the lines of the samples taken\n"
-		"while it ran, at its depth: the policies of the metrics they have, then\n"
-		"the observations, times in seconds from the case's start. The case ends\n"
-		"where its result line starts, and starts at the latest of: a harness's\n"
-		"\"#  RUN\" line at its depth, the result line before it at its depth, and\n"
-		"the first line at its depth after a line less deep (a nested program's\n"
-		"start; at depth 0, COMMAND's start). A case shorter than the interval\n"
-		"may have no sample, and then no lines. The diagnostics of the whole\n"
-		"recording follow COMMAND's output (on stderr if it ended within a line),\n"
-		"and the exit status is COMMAND's.\n"
+		"installed), and what comes is passed through as it comes, stamped with\n"
+		"the time it came. Before each result line (\"ok N\" or \"not ok N\",\n"
+		"after a \"# \" per depth) of a leaf case, one with no deeper result\n"
+		"line, go the lines of the samples taken while it ran, at its depth: the\n"
+		"policies of the metrics they have, then the observations, times in\n"
+		"seconds from the case's start. The case ends where its result line\n"
+		"starts, and starts at the latest of: a harness's \"#  RUN\" line at its\n"
+		"depth, the result line before it at its depth, and the first line at\n"
+		"its depth after a line less deep (a nested program's start; at depth\n"
+		"0, COMMAND's start). A case shorter than the interval may have no\n"
+		"sample, and then no lines. A drivers/net config in the environment is\n"
+		"taken: NETIF is sampled unless --ifname or --ifindex is given, and the\n"
+		"remote endpoint of REMOTE_TYPE (netns or ssh) and REMOTE_ARGS too,\n"
+		"unless --remote-type none: our link runs record --control --stream\n"
+		"there, which must record within 30 s, and a case's lines wait for its\n"
+		"samples (10 s at most) with host \"remote\", in the order taken. The\n"
+		"diagnostics of the whole recording follow COMMAND's output (on stderr\n"
+		"if it ended within a line), and the exit status is COMMAND's.\n"
 		"\n"
 		"CONTROL: with --control, standard input is the line of the host that\n"
 		"started record on this one (" PROG " link, ksft_perfmon.py). Before\n"
