@@ -218,8 +218,16 @@ suite_main() {
 		fi
 		run drv_nsim selftests/lib/sh/drv_env.sh nsim "$KPM_KSFT"
 		# record --ktap: every case's metrics, no test changed, over
-		# the kernel's runner and its programs
-		run record_ktap selftests/lib/sh/drv_env.sh veth "$KPM_KSFT" ktap
+		# the kernel's runner and its programs, the remote over a netns
+		# and over ssh. Userspace but for the module's sessions, and
+		# the runner's programs take minutes under a debug kernel's
+		# emulation: on one kernel
+		if [ "$kernel_name" = 6.12 ]; then
+			run record_ktap selftests/lib/sh/drv_env.sh veth \
+				"$KPM_KSFT" ktap
+			run record_ktap_ssh selftests/lib/sh/drv_env.sh ssh \
+				"$KPM_KSFT" ktap
+		fi
 		# the RFC's library and SystemMonitor, with the RFC's patches
 		# (KPM_RFC_PATCHES): its iperf.py on PerfMonitor, and both
 		# monitors around one iperf3. Userspace but for the module, and

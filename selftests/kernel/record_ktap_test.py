@@ -14,11 +14,15 @@ the NETIF config of the environment (drv_env.sh ktap).
 Each is run alone and under record. The output under record, less its
 metric and diagnostic lines, must be the bytes of the run alone, and its
 exit status the same; each case's lines must sit right before its result
-line, at its depth, policies first; and the report must read it.
+line, at its depth, policies first; and the report must read it. Then
+the kernel's programs again, record sampling the remote of REMOTE_TYPE
+and REMOTE_ARGS too (KPM_REMOTE_IFNAME its netdev): their cases must
+have its metrics.
 
-usage: record_ktap_test.py [KSFT_DIR]
+usage: record_ktap_test.py [KSFT_DIR [TEST...]]
 """
 
+import difflib
 import json
 import os
 import re
@@ -37,6 +41,8 @@ TOOL = os.path.join(HERE, '..', '..', 'tools', 'ksft-perfmon-nl')
 REPORT = os.path.join(HERE, '..', '..', 'tools', 'ksft-perfmon-report')
 PROG = os.path.join(HERE, 'record_ktap_prog.py')
 KSFT = sys.argv[1] if len(sys.argv) > 1 else None
+REMOTE = os.environ.get('REMOTE_TYPE')
+REMOTE_IFNAME = os.environ.get('KPM_REMOTE_IFNAME')
 INTERVAL_MS = 20
 # the harness's cases take tens of ms in a guest
 RUNNER_INTERVAL_MS = 5
@@ -47,12 +53,19 @@ RUN = re.compile(rb'^((?:# )*)#  RUN ')
 RESULT = re.compile(rb'^((?:# )*)(not )?ok \d+(?: (.*?))?(?: # .*)?$')
 
 
-def run(cmd, record, interval_ms):
-    """@cmd's output, alone or under record --ktap; (bytes, exit status as
-    a shell gives it, the time each line came, by the reader's clock)"""
+def run(cmd, record, interval_ms, remote=False, env=None):
+    """@cmd's output, alone or under record --ktap, with the remote of
+    the environment or none; (bytes, exit status as a shell gives it,
+    the time each line came, by the reader's clock)"""
     if record:
-        cmd = [TOOL, 'record', '--ktap', '-I', str(interval_ms), '--'] + cmd
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE)
+        opts = ['--remote-type', 'none']
+        if remote:
+            opts = ['--remote-tool', os.path.abspath(TOOL)]
+            if REMOTE_IFNAME:
+                opts += ['--remote-ifname', REMOTE_IFNAME]
+        cmd = [TOOL, 'record', '--ktap', '-I', str(interval_ms)] + opts + \
+            ['--'] + cmd
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, env=env)
     # read as fast as it comes: record stamps a line when it reads it,
     # and a reader that falls behind holds it up
     chunks, came = [], []
@@ -136,20 +149,53 @@ def check_lines(c, cases):
                 f'{name}: policies {pol} for {({o["name"] for o in obs})}')
         last = {}
         for o in obs:
-            c.check(o['time'] >= last.get(o['name'], 0),
-                    f'{name}: {o["name"]} at {o["time"]} s, before 0 or '
+            key = o['host'], o['name']
+            c.check(o['time'] >= last.get(key, 0),
+                    f'{name}: {key} at {o["time"]} s, before 0 or '
                     f'the one before')
-            last[o['name']] = o['time']
+            last[key] = o['time']
+
+
+def same_bytes(c, out, printed, what):
+    """@out less our lines is @printed, byte for byte"""
+    ours = strip_ours(out)
+    if c.check(ours == printed,
+               f'the output less our lines differs from {what} '
+               f'({len(ours)} bytes, {len(printed)})'):
+        return
+    for line in list(difflib.unified_diff(
+            printed.decode(errors='replace').splitlines(),
+            ours.decode(errors='replace').splitlines(), what, 'ours',
+            n=1, lineterm=''))[:12]:
+        print(f'# {line[:150]}')
 
 
 def same_as_alone(c, cmd, interval_ms=INTERVAL_MS):
     """@cmd alone and under record; the run under record, its cases"""
     alone, rc_alone, _ = run(cmd, False, interval_ms)
     out, rc, came = run(cmd, True, interval_ms)
-    c.check(strip_ours(out) == alone,
-            f'the output less our lines differs from the run alone '
-            f'({len(strip_ours(out))} bytes, {len(alone)} alone)')
+    same_bytes(c, out, alone, 'the run alone')
     c.check(rc == rc_alone, f'exit status {rc}, {rc_alone} alone')
+    cases = cases_of(out)
+    check_lines(c, cases)
+    return out, cases, came
+
+
+def same_as_printed(c, cmd, interval_ms, remote):
+    """@cmd under record, what it printed copied by tee: a kselftest run
+    is not the same twice. The run, its cases and when its lines came."""
+    with tempfile.TemporaryDirectory() as d:
+        tee = ['bash', '-c', '"$@" | tee "$KPM_TEE/printed"; '
+               's=${PIPESTATUS[0]}; echo "$s" > "$KPM_TEE/status"; exit "$s"',
+               'tee', *cmd]
+        out, rc, came = run(tee, True, interval_ms, remote,
+                            dict(os.environ, KPM_TEE=d))
+        with open(f'{d}/printed', 'rb') as f:
+            printed = f.read()
+        with open(f'{d}/status') as f:
+            status = int(f.read())
+    same_bytes(c, out, printed, 'what it printed')
+    c.check(rc == status, f'exit status {rc}, {status} its own')
     cases = cases_of(out)
     check_lines(c, cases)
     return out, cases, came
@@ -190,17 +236,21 @@ def timing(c):
                  'phases/phases.sleep_after', 'sleep_at_top'):
         c.check(got.get(case), f'{case}: no metrics')
     c.check(not got.get('phases'), 'phases, which has cases, has metrics')
-    spin, spin_span = busy('phases/phases.spin'), span('phases/phases.spin')
-    # it spun all along: the CPU was busy from its first sample to its last
-    c.check(spin_span >= 5 * INTERVAL_MS / 1000 and spin >= 0.8 * spin_span,
-            f'the spin case: {spin:.3f} s busy on CPU {cpu} in '
-            f'{spin_span:.3f} s between its samples, {spun:.3f} s spun')
-    print(f'# spin: {spin:.3f} s busy in {spin_span:.3f} s of samples, '
+    phases = [busy(f'phases/phases.{p}')
+              for p in ('sleep_before', 'spin', 'sleep_after')]
+    spin, spin_span = phases[1], span('phases/phases.spin')
+    print(f'# busy on CPU {cpu}: {phases[0]:.3f}, {spin:.3f} in '
+          f'{spin_span:.3f} s of samples, {phases[2]:.3f} s; '
           f'{spun:.3f} s spun')
-    for case in ('phases/phases.sleep_before', 'phases/phases.sleep_after'):
-        c.check(busy(case) <= 0.25 * spun,
-                f'{case}: {busy(case):.3f} s busy on CPU {cpu}, '
-                f'the spin {spun:.3f} s')
+    # the CPU was busy in the spin's window, and in its neighbours' it was
+    # not. The kernel counts CPU time by the tick, and a host under load
+    # makes an emulated CPU miss ticks: of the spin's span, 0.85 was
+    # counted beside stress-ng, 0.55 in a debug kernel beside another
+    # guest, and over 0.95 on a quiet host.
+    c.check(spin_span >= 5 * INTERVAL_MS / 1000 and spin >= 0.3 * spin_span,
+            'the spin case: its CPU not busy in its window')
+    c.check(spin >= 0.75 * sum(phases),
+            'the spin\'s CPU time in the cases beside it')
 
 
 def stream(c):
@@ -257,34 +307,20 @@ def install(ksft, d):
         f.write('net:so_incoming_cpu\ndrivers/net:ping.py\n')
 
 
-def runner(c):
+def run_runner(c, remote):
     """run_kselftest.sh of the kernel's tree over a C harness program and
-    a Python one: every leaf case that ran three intervals has metrics"""
-    if not KSFT:
-        return 'SKIP: no kselftest tree given'
-    if 'NETIF' not in os.environ:
-        return 'SKIP: no NETIF config (drv_env.sh ktap gives one)'
+    a Python one, under record --ktap with the remote or none: its
+    output, cases and leaves, checked as every run's, and the report's
+    cases the leaves with metrics, by path"""
     with tempfile.TemporaryDirectory() as d:
         install(KSFT, d)
-        out, cases, came = same_as_alone(c, [f'{d}/run_kselftest.sh'],
-                                         RUNNER_INTERVAL_MS)
-    # a harness's "#  RUN" lines: (line index, depth of its case)
-    runs = [(i, len(m.group(1)) // 2) for i, line in enumerate(out.split(b'\n'))
-            if (m := RUN.match(line))]
+        out, cases, came = same_as_printed(c, [f'{d}/run_kselftest.sh'],
+                                           RUNNER_INTERVAL_MS, remote)
     leaf = leaves(cases)
     progs = {}
     for n in leaf:
-        i, depth, path, ml = cases[n]
-        # the case's span as we saw it, by when its lines came to us:
-        # from the result line before it, or its harness's RUN line
-        prev = max([cases[m][0] for m in range(n) if cases[m][1] <= depth] +
-                   [r for r, d in runs if r < i and d == depth], default=0)
-        span = came[i] - came[prev]
-        name = '/'.join(path)
-        if span >= 3 * RUNNER_INTERVAL_MS / 1000:
-            c.check(ml, f'{name}: no metrics after {span:.3f} s')
-        progs.setdefault(path[0], 0)
-        progs[path[0]] += bool(ml)
+        progs.setdefault(cases[n][2][0], 0)
+        progs[cases[n][2][0]] += bool(cases[n][3])
     print(f'# {len(leaf)} leaf cases, {sum(progs.values())} with metrics '
           f'(by program: {progs})')
     # the leaves are the programs' own cases, one deeper than the runner
@@ -302,8 +338,64 @@ def runner(c):
     want = {tuple(cases[n][2]) for n in leaf if cases[n][3]}
     c.check(paths == want,
             f'the report\'s cases {sorted(paths)}, ours {sorted(want)}')
+    return out, cases, came, leaf
+
+
+def hosts_of(lines):
+    return {o['host'] for _, k, o in lines if k == 'ktap-metric-json'}
+
+
+def runner(c):
+    """the kernel's runner, this host alone: every leaf case that ran
+    three intervals by when its lines came to us has metrics"""
+    if not KSFT:
+        return 'SKIP: no kselftest tree given'
+    out, cases, came, leaf = run_runner(c, False)
+    # a harness's "#  RUN" lines: (line index, depth of its case)
+    runs = [(i, len(m.group(1)) // 2)
+            for i, line in enumerate(out.split(b'\n'))
+            if (m := RUN.match(line))]
+    for n in leaf:
+        i, depth, path, ml = cases[n]
+        # from the result line before it, or its harness's RUN line
+        prev = max([cases[m][0] for m in range(n) if cases[m][1] <= depth] +
+                   [r for r, d in runs if r < i and d == depth], default=0)
+        span = came[i] - came[prev]
+        if span >= 3 * RUNNER_INTERVAL_MS / 1000:
+            c.check(hosts_of(ml) == {'local'},
+                    f'{"/".join(path)}: metrics of {sorted(hosts_of(ml))} '
+                    f'after {span:.3f} s')
+
+
+def runner_remote(c):
+    """the kernel's runner with the drivers/net config's remote: a case
+    whose own samples span three intervals has the remote's too, its
+    clock lined up with ours, and of its netdev"""
+    if not KSFT:
+        return 'SKIP: no kselftest tree given'
+    if not REMOTE:
+        return 'SKIP: no REMOTE_TYPE (drv_env.sh ktap gives one)'
+    # a case's lines wait for the remote's samples, which holds its
+    # result line back: when lines came to us tells no case's span here
+    _, cases, _, leaf = run_runner(c, True)
+    for n in leaf:
+        _, _, path, ml = cases[n]
+        t = [o['time'] for _, k, o in ml
+             if k == 'ktap-metric-json' and o['host'] == 'local']
+        if not t or max(t) - min(t) < 3 * RUNNER_INTERVAL_MS / 1000:
+            continue
+        c.check(hosts_of(ml) == {'local', 'remote'},
+                f'{"/".join(path)}: metrics of {sorted(hosts_of(ml))} in '
+                f'{max(t) - min(t):.3f} s of ours')
+        if REMOTE_IFNAME:
+            c.check(any(o['host'] == 'remote' and o['name'] == 'nic.rx.dropped'
+                        for _, k, o in ml if k == 'ktap-metric-json'),
+                    f'{"/".join(path)}: no nic metrics of the remote\'s '
+                    f'netdev')
 
 
 if __name__ == '__main__':
-    sys.exit(run_all('record_ktap', [timing, stream, early_exit, killed,
-                                     runner]))
+    tests = [timing, stream, early_exit, killed, runner, runner_remote]
+    if len(sys.argv) > 2:
+        tests = [t for t in tests if t.__name__ in sys.argv[2:]]
+    sys.exit(run_all('record_ktap', tests))

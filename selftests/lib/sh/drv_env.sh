@@ -21,7 +21,8 @@
 # check_rfc_output.py, and selftests/kernel/rfc_monitors_test.py; without
 # the patches, one result that skips. With "ktap",
 # selftests/kernel/record_ktap_test.py: record --ktap over KSFT_DIR's
-# run_kselftest.sh, whose drivers/net program gets this config.
+# run_kselftest.sh, whose drivers/net program gets this config, and
+# record the remote too (over ssh, only that test).
 #
 # usage: drv_env.sh veth|ssh|nsim KSFT_DIR [failures|rfc|ktap]
 
@@ -134,7 +135,11 @@ from ksft_perfmon import SystemMonitor  # ksft_perfmon'"'"'s, not the library'"'
 fi
 
 if [ "$what" = ktap ]; then
-	python3 "$top/selftests/kernel/record_ktap_test.py" "$ksft"
+	# over ssh, the kernel's runner: the programs of known cases are
+	# the same there
+	KPM_REMOTE_IFNAME=kpm-vb python3 \
+		"$top/selftests/kernel/record_ktap_test.py" "$ksft" \
+		$([ "$mode" = ssh ] && echo runner_remote)
 	exit
 fi
 
