@@ -29,11 +29,13 @@
 #define _GNU_SOURCE		/* pipe2() */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "cases.h"
@@ -72,6 +74,7 @@ struct reader {
 	struct chunk *head, **tail;
 	size_t queued;
 	bool done;		/* the end, or stopped: nothing more comes */
+	int error;		/* why it ended early: an errno */
 };
 
 enum line_kind { L_UNDECIDED, L_OTHER, L_RESULT, L_RUN };
@@ -102,21 +105,35 @@ struct cases {
 	char hold[HOLD_MAX];
 	size_t held;
 	bool passing;
+	bool mid_line;		/* the last byte out did not end a line */
 	uint64_t line_time;	/* when its first byte came */
 	unsigned int prev_depth;
 	/* of each depth: where its case started, and whether one did */
 	uint64_t start[DEPTH_MAX + 1];
 	bool started[DEPTH_MAX + 1];
 	bool deeper[DEPTH_MAX + 1];	/* a deeper result line since */
+	unsigned long leaves, with_lines;
 };
 
-static void queue(struct reader *rd, const char *buf, size_t n)
+/* a byte for the main thread's poll: a full pipe has one already */
+static void wake(struct reader *rd)
 {
-	struct chunk *ch = malloc(sizeof(*ch) + n);
 	char b = 0;
 
+	while (write(rd->wake[1], &b, 1) < 0 && errno == EINTR)
+		;
+}
+
+/*
+ * What the reader read, queued; false when out of memory. The reader
+ * calls nothing that exits: the main thread does, seeing its error.
+ */
+static bool queue(struct reader *rd, const char *buf, size_t n)
+{
+	struct chunk *ch = malloc(sizeof(*ch) + n);
+
 	if (!ch)
-		die("out of memory");
+		return false;
 	ch->t = now_ns();
 	ch->len = n;
 	ch->next = NULL;
@@ -128,43 +145,55 @@ static void queue(struct reader *rd, const char *buf, size_t n)
 	while (rd->queued > QUEUED_MAX)
 		pthread_cond_wait(&rd->room, &rd->lock);
 	pthread_mutex_unlock(&rd->lock);
-	/* a full pipe has a byte that wakes us already */
-	if (write(rd->wake[1], &b, 1) < 0 && errno != EAGAIN)
-		die("the reader: %s", strerror(errno));
+	wake(rd);
+	return true;
 }
 
 static void *reader(void *arg)
 {
 	struct pollfd p[2] = { { .events = POLLIN }, { .events = POLLIN } };
 	struct reader *rd = arg;
-	bool stop = false;
 	static char buf[65536];
+	int left = -1, error = 0;
 	ssize_t n;
-	char b = 0;
 
 	p[0].fd = rd->fd;
 	p[1].fd = rd->stop[0];
 	for (;;) {
-		/* once stopped: what is there, not what may come */
-		if (!stop && poll(p, 2, -1) < 0 && errno != EINTR)
+		/*
+		 * Once stopped: what is in the pipe then, not what a
+		 * process COMMAND left may go on writing
+		 */
+		if (left < 0) {
+			if (poll(p, 2, -1) < 0 && errno != EINTR) {
+				error = errno;
+				break;
+			}
+			if (p[1].revents && ioctl(rd->fd, FIONREAD, &left))
+				left = 0;
+		}
+		if (!left)
 			break;
-		stop |= p[1].revents;
-		n = read(rd->fd, buf, sizeof(buf));
+		n = read(rd->fd, buf, left > 0 && (size_t)left < sizeof(buf) ?
+			 (size_t)left : sizeof(buf));
 		if (n > 0) {
-			queue(rd, buf, n);
+			if (!queue(rd, buf, n)) {
+				error = ENOMEM;
+				break;
+			}
+			if (left > 0)
+				left -= n;
 			continue;
 		}
-		if (n < 0 && errno == EINTR)
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
-		if (n < 0 && errno == EAGAIN && !stop)
-			continue;
-		break;		/* the end, an error, or stopped and empty */
+		break;		/* the end; an error reads as one */
 	}
 	pthread_mutex_lock(&rd->lock);
 	rd->done = true;
+	rd->error = error;
 	pthread_mutex_unlock(&rd->lock);
-	if (write(rd->wake[1], &b, 1) < 0 && errno != EAGAIN)
-		die("the reader: %s", strerror(errno));
+	wake(rd);
 	return NULL;
 }
 
@@ -193,6 +222,7 @@ static struct chunk *reader_take(struct reader *rd, bool *done)
 {
 	struct chunk *ch;
 	char b[64];
+	int error;
 
 	while (read(rd->wake[0], b, sizeof(b)) > 0)
 		;
@@ -202,9 +232,23 @@ static struct chunk *reader_take(struct reader *rd, bool *done)
 	rd->tail = &rd->head;
 	rd->queued = 0;
 	*done = rd->done;
+	error = rd->error;
 	pthread_cond_signal(&rd->room);
 	pthread_mutex_unlock(&rd->lock);
+	if (error)
+		die("reading COMMAND's output: %s", strerror(error));
 	return ch;
+}
+
+/* ms from @now to @deadline, for poll(): 0 once past it */
+static int ms_until(uint64_t deadline, uint64_t now)
+{
+	uint64_t ms;
+
+	if (deadline <= now)
+		return 0;
+	ms = (deadline - now + NSEC_PER_MSEC - 1) / NSEC_PER_MSEC;
+	return ms > INT_MAX ? INT_MAX : (int)ms;
 }
 
 void host_init(struct host *h, const char *label, const struct session *s,
@@ -320,6 +364,8 @@ static void out(struct cases *c, const char *buf, size_t len)
 {
 	char *q;
 
+	if (len)
+		c->mid_line = buf[len - 1] != '\n';
 	if (!c->nr_pend) {
 		put(buf, len);
 		return;
@@ -450,6 +496,7 @@ static void case_lines(struct cases *c, unsigned int depth, uint64_t start,
 			die("internal error: a policy line");
 	if (fclose(p))
 		die("out of memory");
+	c->with_lines += !!seen;
 	put_lines(pol, pol_len, depth);
 	put_lines(obs, obs_len, depth);
 	free(pol);
@@ -617,8 +664,10 @@ static void line_seen(struct cases *c, enum line_kind kind,
 	if (kind == L_RUN) {
 		case_start(c, depth, t);
 	} else if (kind == L_RESULT) {
-		if (c->started[depth] && !c->deeper[depth])
+		if (c->started[depth] && !c->deeper[depth]) {
+			c->leaves++;
 			case_end(c, depth, c->start[depth], t);
+		}
 		for (e = 0; e < depth; e++)
 			c->deeper[e] = true;
 		for (e = depth + 1; e <= DEPTH_MAX; e++)
@@ -692,10 +741,16 @@ int cases_wait(struct cases *c, uint64_t ns)
 		{ .fd = -1, .events = POLLIN },
 		{ .fd = -1, .events = POLLIN },
 	};
+	struct timespec ts;
+	sigset_t block, old;
 	int r;
 
-	while (!stop_signal && !c->err) {
-		/* COMMAND, or the remote's link: the loop reaps the one */
+	/* blocked but while ppoll() waits: none comes between look and wait */
+	stop_signal_set(&block);
+	sigaddset(&block, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &block, &old);
+	while (!stop_signal) {
+		/* COMMAND, or the remote's link: the loop reaps COMMAND */
 		if (child_exited) {
 			child_exited = 0;
 			break;
@@ -705,18 +760,18 @@ int cases_wait(struct cases *c, uint64_t ns)
 			break;
 		p[0].fd = c->eof ? -1 : c->rd.wake[0];
 		p[1].fd = c->remote ? remote_fd(c->remote) : -1;
-		r = poll(p, 2, (until(c, deadline) - now + NSEC_PER_MSEC - 1) /
-			       NSEC_PER_MSEC);
+		r = ms_until(until(c, deadline), now);
+		ts = (struct timespec){ r / 1000, r % 1000 * NSEC_PER_MSEC };
+		r = ppoll(p, 2, &ts, &old);
 		if (r < 0 && errno != EINTR)
 			die("poll: %s", strerror(errno));
-		if (r < 0)
-			break;
-		if (p[1].revents)
+		if (p[1].fd >= 0 && p[1].revents)
 			remote_read(c->remote);
-		if (p[0].revents)
+		if (p[0].fd >= 0 && p[0].revents)
 			take(c);
 		flush_out(c, false);
 	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
 	return c->err;
 }
 
@@ -725,11 +780,11 @@ int cases_end(struct cases *c)
 	struct pollfd p = { .events = POLLIN };
 	enum line_kind kind;
 	unsigned int depth;
-	uint64_t now;
 
 	/* the reader takes what COMMAND left in the pipe, then ends */
-	if (write(c->rd.stop[1], "", 1) < 0)
-		die("the reader: %s", strerror(errno));
+	while (write(c->rd.stop[1], "", 1) < 0)
+		if (errno != EINTR)
+			die("the reader: %s", strerror(errno));
 	while (!c->eof) {
 		p.fd = c->rd.wake[0];
 		if (poll(&p, 1, -1) < 0 && errno != EINTR)
@@ -740,11 +795,10 @@ int cases_end(struct cases *c)
 		kind = classify(c->hold, c->held, true, &depth);
 		line_out(c, kind, depth, true);
 	}
-	/* the cases that wait for the remote's answer */
+	/* the cases that wait for the remote's answer, each until its deadline */
 	while (c->nr_pend && (p.fd = remote_fd(c->remote)) >= 0) {
-		now = now_ns();
-		if (poll(&p, 1, (until(c, UINT64_MAX) - now) / NSEC_PER_MSEC +
-				1) < 0 && errno != EINTR)
+		if (poll(&p, 1, ms_until(until(c, UINT64_MAX), now_ns())) < 0 &&
+		    errno != EINTR)
 			die("poll: %s", strerror(errno));
 		remote_read(c->remote);
 		flush_out(c, false);
@@ -755,5 +809,11 @@ int cases_end(struct cases *c)
 
 bool cases_mid_line(const struct cases *c)
 {
-	return c->passing || c->held;
+	return c->mid_line;
+}
+
+void cases_summary(const struct cases *c, FILE *f)
+{
+	fprintf(f, "# ksft-perfmon: metric lines for %lu of %lu leaf cases; a case shorter than the interval may have no sample\n",
+		c->with_lines, c->leaves);
 }

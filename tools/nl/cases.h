@@ -69,6 +69,8 @@ int cases_wait(struct cases *c, uint64_t ns);
 int cases_end(struct cases *c);
 /* whether COMMAND's output, after cases_end(), ended within a line */
 bool cases_mid_line(const struct cases *c);
+/* the diagnostic line of how many leaf cases had lines, to @f */
+void cases_summary(const struct cases *c, FILE *f);
 
 /* ---- remote.c: the remote endpoint's record, over link ---------------- */
 

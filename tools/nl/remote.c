@@ -26,6 +26,8 @@
 /* a frame: its type, its length, then that many bytes */
 #define FRAME_HEAD	(1 + sizeof(uint32_t))
 #define FRAME_MAX	(64U << 20)
+/* how long link has to end once asked, before SIGKILL */
+#define LINK_GRACE	(5 * NSEC_PER_SEC)
 
 struct remote {
 	pid_t pid;		/* link's */
@@ -40,6 +42,7 @@ struct remote {
 	struct host host;
 	bool have_host;
 	unsigned long syncs, answers;
+	bool unsent;		/* the last request is not written yet */
 	bool have_end;
 	struct stream_end end;
 };
@@ -78,7 +81,7 @@ static void take_sample(struct remote *r, const char *p, uint32_t len)
 	if (!f)
 		die("out of memory");
 	if (spool_read(f, &r->head.s, &r->host.smp) != 1)
-		remote_fail(r, "a sample that is not one");
+		remote_fail(r, "it sent a sample that is not one");
 	else
 		host_add(&r->host, &r->host.smp);
 	fclose(f);
@@ -177,10 +180,23 @@ static bool ended(struct remote *r)
 	return r->have_end || r->failed;
 }
 
-static int reap(struct remote *r)
+/* link reaped, SIGKILL if it has not ended within @wait_ns */
+static int reap(struct remote *r, uint64_t wait_ns)
 {
+	uint64_t deadline = now_ns() + wait_ns;
 	int st = 0;
+	pid_t p;
 
+	for (;;) {
+		p = waitpid(r->pid, &st, WNOHANG);
+		if (p == r->pid || (p < 0 && errno != EINTR))
+			return st;
+		if (now_ns() >= deadline)
+			break;
+		sleep_ns(10 * NSEC_PER_MSEC);
+	}
+	fprintf(stderr, PROG " record: the remote's link did not end; sending SIGKILL\n");
+	kill(r->pid, SIGKILL);
 	while (waitpid(r->pid, &st, 0) < 0 && errno == EINTR)
 		;
 	return st;
@@ -321,6 +337,7 @@ struct remote *remote_start(char **argv, uint64_t base, uint64_t ready_ns)
 	struct remote *r = calloc(1, sizeof(*r));
 	char base_s[24], **av;
 	int i_fd[2], o_fd[2], n, st;
+	pid_t parent = getpid();
 
 	if (!r)
 		die("out of memory");
@@ -344,8 +361,11 @@ struct remote *remote_start(char **argv, uint64_t base, uint64_t ready_ns)
 		die("fork: %s", strerror(errno));
 	if (!r->pid) {
 		default_handlers();
+		signal(SIGPIPE, SIG_DFL);
 		/* record killed outright: the remote's record stops too */
 		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		if (getppid() != parent)
+			_exit(127);
 		if (dup2(i_fd[0], STDIN_FILENO) < 0 ||
 		    dup2(o_fd[1], STDOUT_FILENO) < 0)
 			_exit(127);
@@ -359,18 +379,40 @@ struct remote *remote_start(char **argv, uint64_t base, uint64_t ready_ns)
 	r->in = i_fd[1];
 	r->out = o_fd[0];
 	r->base = base;
+	/* neither blocks us: link may wait for us to read, as we for it */
+	fcntl(r->in, F_SETFL, O_NONBLOCK);
 	fcntl(r->out, F_SETFL, O_NONBLOCK);
 	if (read_until(r, recording, ready_ns) && r->have_host)
 		return r;
+	/* before the base, link's first stop sends its command SIGTERM */
 	kill(r->pid, SIGTERM);
-	kill(r->pid, SIGTERM);
-	st = reap(r);
+	st = reap(r, LINK_GRACE);
 	die("--ktap: the remote's record %s (link %s %d): see above",
 	    r->failed ? "sent what it should not" :
 	    r->out < 0 ? "ended before it recorded" :
 	    "did not record in time",
 	    WIFSIGNALED(st) ? "ended on signal" : "exited",
 	    WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+}
+
+/* the request not written yet, if it can be now */
+static void send_request(struct remote *r)
+{
+	static const char sync[] = "sync\n";
+	struct sigaction ign = { .sa_handler = SIG_IGN }, old;
+	ssize_t n;
+
+	if (!r->unsent || r->failed || r->in < 0)
+		return;
+	/* a remote that is gone fails the request, not record */
+	sigaction(SIGPIPE, &ign, &old);
+	n = write(r->in, sync, sizeof(sync) - 1);
+	sigaction(SIGPIPE, &old, NULL);
+	/* less than PIPE_BUF: all or nothing */
+	if (n == sizeof(sync) - 1)
+		r->unsent = false;
+	else if (n >= 0 || (errno != EAGAIN && errno != EINTR))
+		remote_fail(r, "it took no request");
 }
 
 int remote_fd(const struct remote *r)
@@ -380,6 +422,7 @@ int remote_fd(const struct remote *r)
 
 void remote_read(struct remote *r)
 {
+	send_request(r);
 	while (read_some(r) && r->out >= 0 && !r->failed) {
 		struct pollfd p = { .fd = r->out, .events = POLLIN };
 
@@ -388,23 +431,20 @@ void remote_read(struct remote *r)
 	}
 }
 
+/*
+ * A request written after a case's end answers for it: while one is not
+ * written yet, the cases that end meanwhile wait for its answer too.
+ */
 unsigned long remote_ask(struct remote *r)
 {
-	static const char sync[] = "sync\n";
-	struct sigaction ign = { .sa_handler = SIG_IGN }, old;
-	ssize_t n;
-
 	if (r->failed || r->in < 0 || r->out < 0)
 		return 0;
-	/* a remote that is gone fails the request, not record */
-	sigaction(SIGPIPE, &ign, &old);
-	n = write(r->in, sync, sizeof(sync) - 1);
-	sigaction(SIGPIPE, &old, NULL);
-	if (n != sizeof(sync) - 1) {
-		remote_fail(r, "it took no request");
-		return 0;
+	if (!r->unsent) {
+		r->unsent = true;
+		r->syncs++;
 	}
-	return ++r->syncs;
+	send_request(r);
+	return r->syncs;
 }
 
 bool remote_answered(const struct remote *r, unsigned long n)
@@ -433,14 +473,12 @@ void remote_end(struct remote *r, uint64_t wait_ns, FILE *diag)
 	if (r->in >= 0)
 		close(r->in);
 	r->in = -1;
-	if (!read_until(r, ended, wait_ns)) {
-		/* link's second stop sends its COMMAND SIGTERM */
+	/* its input closed, link's stop sends its command SIGTERM */
+	if (!read_until(r, ended, wait_ns))
 		kill(r->pid, SIGTERM);
-		kill(r->pid, SIGTERM);
-	}
 	if (r->out >= 0)
 		close(r->out);
-	st = reap(r);
+	st = reap(r, LINK_GRACE);
 	if (r->have_end) {
 		if (e->lost || e->kernel_lost)
 			fprintf(diag, "# ksft-perfmon: remote: %llu samples lost (kernel counted %llu)\n",

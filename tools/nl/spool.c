@@ -64,22 +64,28 @@ void spool_start(FILE *f, const struct session *s, uint32_t metrics,
 /*
  * A spool's bytes are not trusted as a bool: a byte other than 0 or 1 is
  * no value of one, and loading it is undefined. The byte is read as a
- * byte, and nonsense is refused, naming @what.
+ * byte: whether it is one.
  */
-static void check_bool(const bool *b, const char *what)
+static bool is_bool(const bool *b)
 {
 	unsigned char c;
 
 	memcpy(&c, b, sizeof(c));
-	if (c > 1)
-		die("cannot read the spool back: %s is neither true nor false (%u)",
-		    what, c);
+	return c <= 1;
 }
 
-#define CHECK_BOOL(p, f)	check_bool(&(p)->f, #f)
+/* the first bool of a sample that was nonsense, for unspool() to name */
+static const char *bad_bool;
+
+#define CHECK_BOOL(p, f)	do {					\
+	if (!is_bool(&(p)->f)) {					\
+		bad_bool = #f;						\
+		return false;						\
+	}								\
+} while (0)
 
 /* the bools of sample @smp of session @s, as read from a spool */
-static void check_sample(const struct session *s, const struct sample *smp)
+static bool check_sample(const struct session *s, const struct sample *smp)
 {
 	uint32_t i;
 
@@ -98,6 +104,7 @@ static void check_sample(const struct session *s, const struct sample *smp)
 		CHECK_BOOL(&smp->q[i], mapped);
 		CHECK_BOOL(&smp->q[i], map_skipped);
 	}
+	return true;
 }
 
 /*
@@ -122,7 +129,8 @@ void spool_read_head(FILE *f, const char *path,
 	    h->s.cpus > 65536 || !h->host_len || h->host_len > 1024 ||
 	    h->metrics & ~(M_CPU_NET | M_QUEUE))
 		die("%s: a spool of another build of " PROG, path);
-	check_bool(&h->s.cpu_net, "cpu_net");
+	if (!is_bool(&h->s.cpu_net))
+		die("cannot read the spool back: cpu_net is neither true nor false");
 	if (h->metrics & M_CPU_NET && !h->s.cpu_net)
 		die("%s: a spool of another build of " PROG, path);
 	*host = calloc(1, h->host_len + 1);
@@ -183,8 +191,7 @@ int spool_read(FILE *f, const struct session *s, struct sample *smp)
 	    fread(smp->cpu, sizeof(*smp->cpu), s->cpus, f) != s->cpus ||
 	    !spool_queues(f, s, smp, false))
 		return -1;
-	check_sample(s, smp);
-	return 1;
+	return check_sample(s, smp) ? 1 : -2;
 }
 
 /*
@@ -205,6 +212,9 @@ static bool unspool(FILE *f, struct record *r, const struct session *s,
 	if (sample_alloc(&smp, s->cpus) || sample_alloc_queues(&smp, s))
 		die("out of memory");
 	while ((n = spool_read(f, s, &smp))) {
+		if (n == -2)
+			die("cannot read the spool back: %s is neither true nor false",
+			    bad_bool);
 		if (n < 0) {
 			/* cut short, not cut wrong: at the end of the file */
 			if (!partial || ferror(f) || !feof(f))

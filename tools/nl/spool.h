@@ -50,7 +50,8 @@ void spool_read_head(FILE *f, const char *path, struct spool_head *h,
 /*
  * The next sample of spool @f, of session @s, into @smp, which has room
  * for it: 1; 0 at the end of the file; -1 when the file ends within the
- * sample or cannot be read. Nonsense in it is an error: die().
+ * sample or cannot be read; -2 when a bool in it is neither true nor
+ * false.
  */
 int spool_read(FILE *f, const struct session *s, struct sample *smp);
 /* @smp, of session @s, at the end of spool @f */
