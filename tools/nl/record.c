@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
+#include <net/if.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -90,6 +91,9 @@ static int ready_fd(void)
 	if (fcntl(fd, F_GETFD) < 0)
 		die("KSFT_READY_FD: %d is not an open file descriptor", fd);
 	unsetenv("KSFT_READY_FD");
+	/* ours: what record starts must not hold the caller's pipe open */
+	if (fd > STDERR_FILENO)
+		fcntl(fd, F_SETFD, FD_CLOEXEC);
 	return fd;
 }
 
@@ -221,13 +225,17 @@ static void frame_end(char type, FILE *m, char **buf, size_t *len)
 	free(*buf);
 }
 
+/* the spool only with --spool: nothing reads it back here */
+static bool stream_spool;
+
 static void stream_sample(struct drain *d, const struct sample *smp)
 {
 	size_t len;
 	char *buf;
 	FILE *m;
 
-	spool_sample(d, smp);
+	if (stream_spool)
+		spool_sample(d, smp);
 	m = frame_start(&buf, &len);
 	spool_write(m, d->s, smp);
 	frame_end('S', m, &buf, &len);
@@ -360,6 +368,7 @@ int do_record(int argc, char **argv)
 		fprintf(stderr, PROG " record: --control takes no COMMAND and no --time-base: the base comes on standard input\n");
 		return EXIT_USAGE;
 	}
+	stream_spool = spool_path;
 	if (stream && (!control || raw)) {
 		fprintf(stderr, PROG " record: --stream goes with --control, and not --raw\n");
 		return EXIT_USAGE;
@@ -373,8 +382,12 @@ int do_record(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	/* the drivers/net config's netdev, unless one is given */
-	if (ktap && !sa.ndevs && getenv("NETIF") && *getenv("NETIF"))
+	if (ktap && !sa.ndevs && getenv("NETIF") && *getenv("NETIF")) {
+		if (!if_nametoindex(getenv("NETIF")))
+			die("--ktap: NETIF '%s' is no netdev in this network namespace (--ifname gives another)",
+			    getenv("NETIF"));
 		parse_netdev('i', getenv("NETIF"), sa.ifindex, &sa.ndevs);
+	}
 	if (!control && !duration == (optind >= argc)) {
 		fprintf(stderr, PROG " record: give either --duration or -- COMMAND\n");
 		return EXIT_USAGE;
@@ -393,6 +406,18 @@ int do_record(int argc, char **argv)
 	fd = ready_fd();
 	if (ktap && fcntl(STDOUT_FILENO, F_GETFD) < 0)
 		die("--ktap: standard output is not open");
+	/*
+	 * The remote records before COMMAND starts, and before our session
+	 * does, which nothing would read while the remote starts. Output
+	 * whose reader is gone is an error of ours, not a SIGPIPE, so that
+	 * COMMAND's group is stopped.
+	 */
+	if (ktap) {
+		signal(SIGPIPE, SIG_IGN);
+		if (remote_argv)
+			remote = remote_start(remote_argv, now_ns(),
+					      REMOTE_READY);
+	}
 	if (control) {
 		time_base = control_base();
 		have_base = true;
@@ -445,10 +470,6 @@ int do_record(int argc, char **argv)
 	if (ktap) {
 		if (pipe2(out, O_CLOEXEC) || fcntl(out[0], F_SETFL, O_NONBLOCK))
 			die("pipe: %s", strerror(errno));
-		/* the remote records before COMMAND starts */
-		if (remote_argv)
-			remote = remote_start(remote_argv, now_ns(),
-					      REMOTE_READY);
 		cases = cases_new(out[0], spool, &s, metrics, host, now_ns(),
 				  &nl, &d, remote);
 	}
@@ -486,7 +507,9 @@ int do_record(int argc, char **argv)
 	/* --control without --duration: until standard input ends */
 	end = duration ? start + duration : UINT64_MAX;
 	for (;;) {
-		err = drain(&nl, &d);
+		/* with --ktap, an error ends the sampling, not COMMAND */
+		if (!err)
+			err = drain(&nl, &d);
 		/* what was read survives a SIGKILL, for replay */
 		if (spool_path && fflush(spool))
 			die("cannot write the spool: %s", strerror(errno));
@@ -495,7 +518,7 @@ int do_record(int argc, char **argv)
 			frame('A', NULL, 0);
 		if (stream && fflush(stdout))
 			die("--stream: cannot write: %s", strerror(errno));
-		if (err || stop_signal)
+		if ((err && !ktap) || stop_signal)
 			break;
 		if (cmd.pid && command_reap(&cmd, WNOHANG))
 			break;
@@ -505,9 +528,9 @@ int do_record(int argc, char **argv)
 			break;
 		wait = cmd.pid || end - now > period ? period : end - now;
 		if (ktap) {
-			err = cases_wait(cases, wait);
-			if (err)
-				break;
+			int e = cases_wait(cases, wait);
+
+			err = err ? err : e;
 		} else if (!control) {
 			sleep_ns(wait);
 		} else {
@@ -563,6 +586,7 @@ int do_record(int argc, char **argv)
 			diag = stderr;
 		if (remote)
 			remote_end(remote, kill_after_ns, diag);
+		cases_summary(cases, diag);
 	} else {
 		print_spool(spool, host, time_base, &s, metrics, raw, false,
 			    &r, &gaps);
@@ -587,7 +611,8 @@ int do_record(int argc, char **argv)
 		cases_free(cases);
 	fclose(spool);
 
-	if (err)
+	/* with --ktap, COMMAND's status: metrics never change a result */
+	if (err && !ktap)
 		rc = EXIT_ERROR;
 	else if (cmd.pid && WIFEXITED(cmd.status) && WEXITSTATUS(cmd.status))
 		rc = WEXITSTATUS(cmd.status);

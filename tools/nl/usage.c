@@ -141,14 +141,16 @@ const struct kpm_cmd record_cmd = {
 		"depth, the result line before it at its depth, and the first line at\n"
 		"its depth after a line less deep (a nested program's start; at depth\n"
 		"0, COMMAND's start). A case shorter than the interval may have no\n"
-		"sample, and then no lines. A drivers/net config in the environment is\n"
-		"taken: NETIF is sampled unless --ifname or --ifindex is given, and the\n"
-		"remote endpoint of REMOTE_TYPE (netns or ssh) and REMOTE_ARGS too,\n"
-		"unless --remote-type none: our link runs record --control --stream\n"
-		"there, which must record within 30 s, and a case's lines wait for its\n"
-		"samples (10 s at most) with host \"remote\", in the order taken. The\n"
-		"diagnostics of the whole recording follow COMMAND's output (on stderr\n"
-		"if it ended within a line), and the exit status is COMMAND's.\n"
+		"sample, and then no lines. A drivers/net config in the environment\n"
+		"(not net.config) is taken: NETIF is sampled unless --ifname or\n"
+		"--ifindex is given, and the remote endpoint of REMOTE_TYPE (netns or\n"
+		"ssh) and REMOTE_ARGS too, unless --remote-type none: our link runs\n"
+		"record --control --stream there, which must record within 30 s, and a\n"
+		"case's lines wait for its samples (10 s at most) with host \"remote\",\n"
+		"in the order taken. The diagnostics of the whole recording follow\n"
+		"COMMAND's output (on stderr if it ended within a line). The exit status\n"
+		"is COMMAND's: an error reading the session ends the sampling, not\n"
+		"COMMAND.\n"
 		"\n"
 		"CONTROL: with --control, standard input is the line of the host that\n"
 		"started record on this one (" PROG " link, ksft_perfmon.py). Before\n"
@@ -163,8 +165,8 @@ const struct kpm_cmd record_cmd = {
 		"\n"
 		"Exit status: 1 on an error (output that could not be written is one),\n"
 		"2 on a usage error; else COMMAND's as a shell gives it (128+N when a\n"
-		"signal N ended it) when not 0; else 3 when samples were lost (not with\n"
-		"--ktap); else 0.\n",
+		"signal N ended it) when not 0; else 3 when samples were lost; else 0.\n"
+		"With --ktap, COMMAND's always.\n",
 	.usage_err = KPM_USAGE_ALL,
 	.help_col = HELP_COL,
 	.in_order = true,
