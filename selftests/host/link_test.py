@@ -15,6 +15,7 @@ non-zero exit when a test failed.
 
 import os
 import re
+import select
 import signal
 import subprocess
 import sys
@@ -38,7 +39,8 @@ HANG = 120
 # exits with STATUS. BANNER: a line before the first answer. MODE deaf:
 # at the end of its input it says "eof" on stderr and waits for link to
 # be gone instead;
-# closed: the same, with its output closed after the base.
+# closed: the same, with its output closed after the base; echo: each
+# line of its input after the base comes back at once as "got LINE".
 PEER = r'''
 import os, sys, time
 lines, width, status, banner, mode = (int(sys.argv[1]), int(sys.argv[2]),
@@ -58,6 +60,10 @@ while base is None:
 os.write(2, f'ready {os.getpid()}\n'.encode())   # one write, as record's
 if mode == 'closed':
     os.close(1)
+if mode == 'echo':
+    for req in sys.stdin:
+        print(f'got {req}', end='', flush=True)
+    mode = ''
 sys.stdin.read()
 if mode:
     os.write(2, b'eof\n')
@@ -77,9 +83,9 @@ def peer(lines=0, width=8, status=0, banner='', mode=''):
             '-c', PEER, str(lines), str(width), str(status), banner, mode]
 
 
-def link(command, base, **kwargs):
-    return subprocess.Popen([TOOL, 'link', '--time-base', str(base), '--',
-                             *command], stdout=subprocess.PIPE,
+def link(command, base, args=(), **kwargs):
+    return subprocess.Popen([TOOL, 'link', '--time-base', str(base), *args,
+                             '--', *command], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, **kwargs)
 
 
@@ -143,6 +149,29 @@ def stop_passes_output_on(t):
     t.check(p.returncode == 3 and len(lines) == 5000 and
             all(x == f'{i:08d}' + 'x' * 9992 for i, x in enumerate(lines)),
             f'exit {p.returncode}, {len(lines)} lines')
+
+
+def passes_input(t):
+    """--pass-input: our lines reach the peer after the base, and its
+    answers come back as it writes them, before its end; the end of our
+    input ends its own"""
+    p = link(peer(mode='echo'), time.monotonic_ns(), ('--pass-input',),
+             stdin=subprocess.PIPE)
+    ready(p)
+    got = []
+    for i in range(3):
+        p.stdin.write(f'sync {i}\n')
+        p.stdin.flush()
+        # link passes it on as it comes, or not in time
+        if not select.select([p.stdout], [], [], HANG)[0]:
+            break
+        got.append(p.stdout.readline())
+    p.stdin.close()
+    rest = p.stdout.read()
+    p.stderr.read()
+    t.check(got == [f'got sync {i}\n' for i in range(3)] and
+            rest.startswith('base ') and p.wait(timeout=HANG) == 0,
+            f'answers {got}, then {rest!r}, exit {p.returncode}')
 
 
 def login_lines_to_stderr(t):
@@ -273,7 +302,8 @@ def record_control_requests(t):
                 f'{args}: exit {p.returncode}, {p.stderr!r}')
 
 
-TESTS = [lined_up_and_based, stop_passes_output_on, login_lines_to_stderr,
+TESTS = [lined_up_and_based, stop_passes_output_on, passes_input,
+         login_lines_to_stderr,
          stop_before_the_base, second_stop_ends_command,
          stops_that_come_together, command_leaves_a_child,
          closed_descriptors, refused, record_control_requests]

@@ -15,8 +15,10 @@ usage: record_ktap_prog.py timing CPU SIDE
          fast lines, a line of 1 MiB, and a result line written in parts
        record_ktap_prog.py exit
          a result, then the start of a line, and an exit with status 3
+       record_ktap_prog.py undecided
+         the same, the line the start of a result line's
        record_ktap_prog.py kill
-         the same, then SIGKILL to itself
+         the same as exit, then SIGKILL to itself
 """
 
 import os
@@ -78,7 +80,8 @@ def ending(how):
     print('1..2')
     time.sleep(0.3)
     print('ok 1 before_the_end')
-    print('# cut short, no newline', end='')
+    print('not o' if how == 'undecided' else '# cut short, no newline',
+          end='')
     sys.stdout.flush()
     time.sleep(0.3)
     if how == 'kill':

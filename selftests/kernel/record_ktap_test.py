@@ -22,6 +22,7 @@ have its metrics.
 usage: record_ktap_test.py [KSFT_DIR [TEST...]]
 """
 
+import collections
 import difflib
 import json
 import os
@@ -50,13 +51,21 @@ RUNNER_INTERVAL_MS = 5
 OURS = re.compile(rb'^((?:# )*)# (ktap-metric-policy-json|ktap-metric-json|'
                   rb'ksft-perfmon): (.*)$')
 RUN = re.compile(rb'^((?:# )*)#  RUN ')
+SUMMARY = re.compile(rb'^# ksft-perfmon: metric lines for (\d+) of (\d+) leaf '
+                     rb'cases', re.M)
+# the lines that metric lines came right before, not being result lines
+ORPHANS = []
 RESULT = re.compile(rb'^((?:# )*)(not )?ok \d+(?: (.*?))?(?: # .*)?$')
 
 
+Run = collections.namedtuple('Run', 'out rc came err')
+
+
 def run(cmd, record, interval_ms, remote=False, env=None):
-    """@cmd's output, alone or under record --ktap, with the remote of
-    the environment or none; (bytes, exit status as a shell gives it,
-    the time each line came, by the reader's clock)"""
+    """@cmd alone or under record --ktap, with the remote of the
+    environment or none: a Run of its output, its exit status as a shell
+    gives it, the time each line came by the reader's clock, and its
+    standard error"""
     if record:
         opts = ['--remote-type', 'none']
         if remote:
@@ -65,27 +74,31 @@ def run(cmd, record, interval_ms, remote=False, env=None):
                 opts += ['--remote-ifname', REMOTE_IFNAME]
         cmd = [TOOL, 'record', '--ktap', '-I', str(interval_ms)] + opts + \
             ['--'] + cmd
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, env=env)
-    # read as fast as it comes: record stamps a line when it reads it,
-    # and a reader that falls behind holds it up
-    chunks, came = [], []
-    while chunk := os.read(p.stdout.fileno(), 1 << 20):
-        chunks.append(chunk)
-        came += [time.monotonic()] * chunk.count(b'\n')
-    out = b''.join(chunks)
-    if not out.endswith(b'\n'):
-        came.append(time.monotonic())
-    p.stdout.close()
-    rc = p.wait()
-    return out, rc if rc >= 0 else 128 - rc, came
+    with tempfile.TemporaryFile() as err:
+        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err,
+                             env=env)
+        # read as fast as it comes: when each line came is our clock's
+        chunks, came = [], []
+        while chunk := os.read(p.stdout.fileno(), 1 << 20):
+            chunks.append(chunk)
+            came += [time.monotonic()] * chunk.count(b'\n')
+        out = b''.join(chunks)
+        if not out.endswith(b'\n'):
+            came.append(time.monotonic())
+        p.stdout.close()
+        rc = p.wait()
+        err.seek(0)
+        return Run(out, rc if rc >= 0 else 128 - rc, came, err.read())
 
 
 def cases_of(out):
     """The result lines of @out with the metric lines right before each
     at its depth: [(line index, depth, path, [(kind, object)])]. The
-    path: the names of the result lines around it, outermost first."""
+    path: the names of the result lines around it, outermost first.
+    Metric lines before a line that is no result line are ORPHANS'."""
     lines = out.split(b'\n')
     cases, pending = [], []
+    ORPHANS.clear()
     for i, line in enumerate(lines):
         m = OURS.match(line)
         if m:
@@ -95,6 +108,8 @@ def cases_of(out):
             continue
         r = RESULT.match(line)
         if not r:
+            if pending:
+                ORPHANS.append(line)
             pending = []
             continue
         cases.append((i, len(r.group(1)) // 2, [(r.group(3) or b'').decode()],
@@ -130,7 +145,9 @@ def strip_ours(out):
 
 def check_lines(c, cases):
     """each case's lines: at its depth, policies once and first, every
-    observation's metric with a policy, times from 0 on and in order"""
+    observation's metric with a policy, times from 0 on and in order;
+    none before a line that is no result line"""
+    c.check(not ORPHANS, f'metric lines before {ORPHANS[:3]}')
     for _, depth, path, lines in cases:
         name = '/'.join(path)
         if not lines:
@@ -170,15 +187,29 @@ def same_bytes(c, out, printed, what):
         print(f'# {line[:150]}')
 
 
+def check_summary(c, r, cases):
+    """record's count of the leaf cases, and of those with lines, is
+    ours: on stdout, or on stderr when the output ended within a line"""
+    mid = not r.out.endswith(b'\n') and r.out != b''
+    m = SUMMARY.search(r.err if mid else r.out)
+    leaf = leaves(cases)
+    want = (sum(bool(cases[n][3]) for n in leaf), len(leaf))
+    c.check(m and (int(m[1]), int(m[2])) == want and
+            not SUMMARY.search(r.out if mid else r.err),
+            f'the summary line {m and m[0]} on std'
+            f'{"err" if mid else "out"}, {want} ours')
+
+
 def same_as_alone(c, cmd, interval_ms=INTERVAL_MS):
     """@cmd alone and under record; the run under record, its cases"""
-    alone, rc_alone, _ = run(cmd, False, interval_ms)
-    out, rc, came = run(cmd, True, interval_ms)
-    same_bytes(c, out, alone, 'the run alone')
-    c.check(rc == rc_alone, f'exit status {rc}, {rc_alone} alone')
-    cases = cases_of(out)
+    alone = run(cmd, False, interval_ms)
+    r = run(cmd, True, interval_ms)
+    same_bytes(c, r.out, alone.out, 'the run alone')
+    c.check(r.rc == alone.rc, f'exit status {r.rc}, {alone.rc} alone')
+    cases = cases_of(r.out)
     check_lines(c, cases)
-    return out, cases, came
+    check_summary(c, r, cases)
+    return r.out, cases, r.came
 
 
 def same_as_printed(c, cmd, interval_ms, remote):
@@ -188,17 +219,20 @@ def same_as_printed(c, cmd, interval_ms, remote):
         tee = ['bash', '-c', '"$@" | tee "$KPM_TEE/printed"; '
                's=${PIPESTATUS[0]}; echo "$s" > "$KPM_TEE/status"; exit "$s"',
                'tee', *cmd]
-        out, rc, came = run(tee, True, interval_ms, remote,
-                            dict(os.environ, KPM_TEE=d))
+        r = run(tee, True, interval_ms, remote, dict(os.environ, KPM_TEE=d))
         with open(f'{d}/printed', 'rb') as f:
             printed = f.read()
         with open(f'{d}/status') as f:
             status = int(f.read())
-    same_bytes(c, out, printed, 'what it printed')
-    c.check(rc == status, f'exit status {rc}, {status} its own')
-    cases = cases_of(out)
+    same_bytes(c, r.out, printed, 'what it printed')
+    c.check(r.rc == status, f'exit status {r.rc}, {status} its own')
+    cases = cases_of(r.out)
     check_lines(c, cases)
-    return out, cases, came
+    check_summary(c, r, cases)
+    # the remote sent every case's samples, and stopped as it should
+    c.check(b'ksft-perfmon-nl record: the remote' not in r.err,
+            f'stderr: {r.err.decode(errors="replace")[-300:]!r}')
+    return r.out, cases, r.came
 
 
 def last_value(lines, name, cpu):
@@ -258,30 +292,33 @@ def stream(c):
     are; the line that only looks like a result gets no metrics"""
     out, cases, _ = same_as_alone(c, [sys.executable, PROG, 'stream'])
     got = by_name(cases)
-    c.check([p for _, _, p, _ in cases] == [['burst'], ['parts'], ['last']],
-            f'results {[p for _, _, p, _ in cases]}')
     for case in ('burst', 'parts', 'last'):
         if not c.check(got.get(case), f'{case}: no metrics'):
             for line in out.split(b'\n')[-12:]:
                 print(f'# {line[:100]!r}')
 
 
-def ending(c, how):
+def ending(c, how, end):
+    """the output ends in @end, ours on stderr"""
     out, cases, _ = same_as_alone(c, [sys.executable, PROG, how])
-    c.check(out.endswith(b'# cut short, no newline'),
-            f'the end: {out[-40:]!r}')
+    c.check(out.endswith(end), f'the end: {out[-40:]!r}')
     c.check(by_name(cases).get('before_the_end'),
             'before_the_end: no metrics')
 
 
 def early_exit(c):
     """COMMAND exits within a line: the line, its status"""
-    ending(c, 'exit')
+    ending(c, 'exit', b'# cut short, no newline')
+
+
+def early_exit_in_result(c):
+    """COMMAND exits within what may yet be a result line"""
+    ending(c, 'undecided', b'\nnot o')
 
 
 def killed(c):
     """COMMAND is killed within a line: the line, 128 + 9"""
-    ending(c, 'kill')
+    ending(c, 'kill', b'# cut short, no newline')
 
 
 def install(ksft, d):
@@ -395,7 +432,8 @@ def runner_remote(c):
 
 
 if __name__ == '__main__':
-    tests = [timing, stream, early_exit, killed, runner, runner_remote]
+    tests = [timing, stream, early_exit, early_exit_in_result, killed,
+             runner, runner_remote]
     if len(sys.argv) > 2:
         tests = [t for t in tests if t.__name__ in sys.argv[2:]]
     sys.exit(run_all('record_ktap', tests))
