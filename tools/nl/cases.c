@@ -240,16 +240,6 @@ static struct chunk *reader_take(struct reader *rd, bool *done)
 	return ch;
 }
 
-/* ms from @now to @deadline, for poll(): 0 once past it */
-static int ms_until(uint64_t deadline, uint64_t now)
-{
-	uint64_t ms;
-
-	if (deadline <= now)
-		return 0;
-	ms = (deadline - now + NSEC_PER_MSEC - 1) / NSEC_PER_MSEC;
-	return ms > INT_MAX ? INT_MAX : (int)ms;
-}
 
 void host_init(struct host *h, const char *label, const struct session *s,
 	       uint32_t metrics, int64_t offset, FILE *spool)
@@ -737,41 +727,45 @@ static void take(struct cases *c)
 int cases_wait(struct cases *c, uint64_t ns)
 {
 	uint64_t deadline = now_ns() + ns, now;
-	struct pollfd p[2] = {
+	struct pollfd p[3] = {
 		{ .fd = -1, .events = POLLIN },
 		{ .fd = -1, .events = POLLIN },
+		{ .fd = -1, .events = POLLOUT },
 	};
 	struct timespec ts;
 	sigset_t block, old;
 	int r;
 
-	/* blocked but while ppoll() waits: none comes between look and wait */
 	stop_signal_set(&block);
 	sigaddset(&block, SIGCHLD);
-	sigprocmask(SIG_BLOCK, &block, &old);
-	while (!stop_signal) {
+	for (;;) {
+		/* blocked but while ppoll() waits: none between look and wait */
+		sigprocmask(SIG_BLOCK, &block, &old);
 		/* COMMAND, or the remote's link: the loop reaps COMMAND */
-		if (child_exited) {
+		if (child_exited)
 			child_exited = 0;
-			break;
-		}
-		now = now_ns();
-		if (now >= deadline)
-			break;
+		else if (!stop_signal && (now = now_ns()) < deadline)
+			goto wait;
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		break;
+wait:
 		p[0].fd = c->eof ? -1 : c->rd.wake[0];
 		p[1].fd = c->remote ? remote_fd(c->remote) : -1;
+		/* a request to the remote that waits for room in its pipe */
+		p[2].fd = c->remote ? remote_request_fd(c->remote) : -1;
 		r = ms_until(until(c, deadline), now);
 		ts = (struct timespec){ r / 1000, r % 1000 * NSEC_PER_MSEC };
-		r = ppoll(p, 2, &ts, &old);
+		r = ppoll(p, 3, &ts, &old);
+		sigprocmask(SIG_SETMASK, &old, NULL);
 		if (r < 0 && errno != EINTR)
 			die("poll: %s", strerror(errno));
-		if (p[1].fd >= 0 && p[1].revents)
+		if ((p[1].fd >= 0 && p[1].revents) ||
+		    (p[2].fd >= 0 && p[2].revents))
 			remote_read(c->remote);
 		if (p[0].fd >= 0 && p[0].revents)
 			take(c);
 		flush_out(c, false);
 	}
-	sigprocmask(SIG_SETMASK, &old, NULL);
 	return c->err;
 }
 
@@ -805,6 +799,12 @@ int cases_end(struct cases *c)
 	}
 	flush_out(c, true);
 	return c->err;
+}
+
+void cases_failed(struct cases *c, int err)
+{
+	if (!c->err)
+		c->err = err;
 }
 
 bool cases_mid_line(const struct cases *c)

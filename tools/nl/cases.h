@@ -67,6 +67,8 @@ int cases_wait(struct cases *c, uint64_t ns);
  * read.
  */
 int cases_end(struct cases *c);
+/* a read of the session failed: no more of it, for the cases after */
+void cases_failed(struct cases *c, int err);
 /* whether COMMAND's output, after cases_end(), ended within a line */
 bool cases_mid_line(const struct cases *c);
 /* the diagnostic line of how many leaf cases had lines, to @f */
@@ -98,6 +100,8 @@ char **remote_command(const struct remote_opts *o, uint64_t interval,
 struct remote *remote_start(char **argv, uint64_t base, uint64_t ready_ns);
 /* its output, to poll; -1 once that ended */
 int remote_fd(const struct remote *r);
+/* its input, to poll for room while a request waits for it; or -1 */
+int remote_request_fd(const struct remote *r);
 /* the frames that came, without waiting */
 void remote_read(struct remote *r);
 /* ask for its samples up to now: the number of the answer to wait for */

@@ -60,6 +60,16 @@ uint64_t now_ns(void)
 	return ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
 }
 
+int ms_until(uint64_t deadline, uint64_t now)
+{
+	uint64_t ms;
+
+	if (deadline <= now)
+		return 0;
+	ms = (deadline - now + NSEC_PER_MSEC - 1) / NSEC_PER_MSEC;
+	return ms > INT_MAX ? INT_MAX : (int)ms;
+}
+
 void sleep_ns(uint64_t ns)
 {
 	struct timespec ts = {

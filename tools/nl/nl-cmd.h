@@ -39,6 +39,8 @@ void __attribute__((format(printf, 1, 2), noreturn)) die(const char *fmt, ...);
 void __attribute__((noreturn)) nl_exit(int status);
 
 uint64_t now_ns(void);
+/* ms from @now to @deadline, for poll(): 0 once past it, INT_MAX at most */
+int ms_until(uint64_t deadline, uint64_t now);
 void sleep_ns(uint64_t ns);
 
 /* Options: each dies with a message on a value it does not take. */

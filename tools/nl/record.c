@@ -406,6 +406,13 @@ int do_record(int argc, char **argv)
 	fd = ready_fd();
 	if (ktap && fcntl(STDOUT_FILENO, F_GETFD) < 0)
 		die("--ktap: standard output is not open");
+	if (control) {
+		time_base = control_base();
+		have_base = true;
+	}
+	kpm_nl_open(&nl);
+	/* COMMAND's to inherit no more than the spool */
+	fcntl(nl_socket_get_fd(nl.sk), F_SETFD, FD_CLOEXEC);
 	/*
 	 * The remote records before COMMAND starts, and before our session
 	 * does, which nothing would read while the remote starts. Output
@@ -418,13 +425,6 @@ int do_record(int argc, char **argv)
 			remote = remote_start(remote_argv, now_ns(),
 					      REMOTE_READY);
 	}
-	if (control) {
-		time_base = control_base();
-		have_base = true;
-	}
-	kpm_nl_open(&nl);
-	/* COMMAND's to inherit no more than the spool */
-	fcntl(nl_socket_get_fd(nl.sk), F_SETFD, FD_CLOEXEC);
 
 	start = now_ns();
 	if (!have_base)
@@ -508,8 +508,11 @@ int do_record(int argc, char **argv)
 	end = duration ? start + duration : UINT64_MAX;
 	for (;;) {
 		/* with --ktap, an error ends the sampling, not COMMAND */
-		if (!err)
+		if (!err) {
 			err = drain(&nl, &d);
+			if (err && cases)
+				cases_failed(cases, err);
+		}
 		/* what was read survives a SIGKILL, for replay */
 		if (spool_path && fflush(spool))
 			die("cannot write the spool: %s", strerror(errno));
@@ -540,9 +543,10 @@ int do_record(int argc, char **argv)
 		}
 	}
 	running_command = NULL;
+	/* with --ktap, only a stop signal stops COMMAND: it is that one */
 	if (cmd.pid)
-		command_stop(&cmd, err ? SIGTERM : stop_signal, kill_after_ns,
-			     err ? stop_count : 1);
+		command_stop(&cmd, err && !ktap ? SIGTERM : stop_signal,
+			     kill_after_ns, err && !ktap ? stop_count : 1);
 	/* what COMMAND wrote that was not read yet, its cases' lines too */
 	if (cases) {
 		int e = cases_end(cases);

@@ -162,8 +162,7 @@ static bool read_until(struct remote *r, bool (*done)(struct remote *),
 		if (now >= deadline)
 			return false;
 		p.fd = r->out;
-		if (poll(&p, 1, (deadline - now) / NSEC_PER_MSEC + 1) < 0 &&
-		    errno != EINTR)
+		if (poll(&p, 1, ms_until(deadline, now)) < 0 && errno != EINTR)
 			die("poll: %s", strerror(errno));
 		read_some(r);
 	}
@@ -341,6 +340,11 @@ struct remote *remote_start(char **argv, uint64_t base, uint64_t ready_ns)
 
 	if (!r)
 		die("out of memory");
+	/* link's pipes must not take the place of a closed 0, 1 or 2 */
+	while ((n = open("/dev/null", O_RDWR)) >= 0 && n <= STDERR_FILENO)
+		;
+	if (n > STDERR_FILENO)
+		close(n);
 	for (n = 0; argv[n]; n++)
 		;
 	av = calloc(n + 7, sizeof(*av));
@@ -384,7 +388,12 @@ struct remote *remote_start(char **argv, uint64_t base, uint64_t ready_ns)
 	fcntl(r->out, F_SETFL, O_NONBLOCK);
 	if (read_until(r, recording, ready_ns) && r->have_host)
 		return r;
-	/* before the base, link's first stop sends its command SIGTERM */
+	/*
+	 * Before the base, link's first stop sends its command SIGTERM;
+	 * after, it closes the command's input, and the second does
+	 */
+	kill(r->pid, SIGTERM);
+	sleep_ns(100 * NSEC_PER_MSEC);
 	kill(r->pid, SIGTERM);
 	st = reap(r, LINK_GRACE);
 	die("--ktap: the remote's record %s (link %s %d): see above",
@@ -418,6 +427,11 @@ static void send_request(struct remote *r)
 int remote_fd(const struct remote *r)
 {
 	return r->out;
+}
+
+int remote_request_fd(const struct remote *r)
+{
+	return r->unsent && !r->failed ? r->in : -1;
 }
 
 void remote_read(struct remote *r)

@@ -121,13 +121,13 @@ const struct kpm_cmd record_cmd = {
 		"COMMAND runs in a process group of its own. SIGINT, SIGTERM, SIGHUP and\n"
 		"SIGQUIT end recording and are passed on to that group; a second one, or\n"
 		"the group still running after --kill-after, sends SIGKILL. An error the\n"
-		"kernel reports while recording stops COMMAND the same way; what was\n"
-		"recorded is still printed, with a diagnostic line. record exits only\n"
-		"once COMMAND is reaped, and its output written: a write to a full pipe\n"
-		"waits for the reader, whatever the signals. With KSFT_READY_FD set to an\n"
-		"open descriptor, \"ready PID\" is written to it once the kernel samples\n"
-		"(the kernel selftests' bkg(ksft_ready=True) convention); COMMAND does not\n"
-		"see the variable.\n"
+		"kernel reports while recording stops COMMAND the same way (not with\n"
+		"--ktap: see KTAP); what was recorded is still printed, with a\n"
+		"diagnostic line. record exits only once COMMAND is reaped, and its\n"
+		"output written: a write to a full pipe waits for the reader, whatever\n"
+		"the signals. With KSFT_READY_FD set to an open descriptor, \"ready PID\"\n"
+		"is written to it once the kernel samples (the kernel selftests'\n"
+		"bkg(ksft_ready=True) convention); COMMAND does not see the variable.\n"
 		"\n"
 		"KTAP: with --ktap, COMMAND's standard output is a pipe, each program's\n"
 		"written a line at a time (PYTHONUNBUFFERED=1, and stdbuf -oL where it is\n"
@@ -149,8 +149,8 @@ const struct kpm_cmd record_cmd = {
 		"case's lines wait for its samples (10 s at most) with host \"remote\",\n"
 		"in the order taken. The diagnostics of the whole recording follow\n"
 		"COMMAND's output (on stderr if it ended within a line). The exit status\n"
-		"is COMMAND's: an error reading the session ends the sampling, not\n"
-		"COMMAND.\n"
+		"is COMMAND's unless record itself fails (1): an error the kernel\n"
+		"reports while sampling ends the sampling, not COMMAND.\n"
 		"\n"
 		"CONTROL: with --control, standard input is the line of the host that\n"
 		"started record on this one (" PROG " link, ksft_perfmon.py). Before\n"
@@ -166,7 +166,7 @@ const struct kpm_cmd record_cmd = {
 		"Exit status: 1 on an error (output that could not be written is one),\n"
 		"2 on a usage error; else COMMAND's as a shell gives it (128+N when a\n"
 		"signal N ended it) when not 0; else 3 when samples were lost; else 0.\n"
-		"With --ktap, COMMAND's always.\n",
+		"With --ktap, COMMAND's, unless record itself fails.\n",
 	.usage_err = KPM_USAGE_ALL,
 	.help_col = HELP_COL,
 	.in_order = true,
