@@ -71,6 +71,16 @@ void install_handlers(void)
 	sigaction(SIGCHLD, &sa, NULL);
 }
 
+void hold_std_fds(void)
+{
+	int fd;
+
+	while ((fd = open("/dev/null", O_RDWR)) >= 0 && fd <= STDERR_FILENO)
+		;
+	if (fd > STDERR_FILENO)
+		close(fd);
+}
+
 /* in a child about to exec: the handlers of install_handlers() undone */
 void default_handlers(void)
 {

@@ -39,6 +39,11 @@ extern uint64_t kill_after_ns;
 void stop_signal_set(sigset_t *set);
 /* the stop signals set stop_signal; SIGCHLD wakes, and sets child_exited */
 void install_handlers(void);
+/*
+ * /dev/null for a closed 0, 1 or 2, so that a pipe made for a child does
+ * not take its place and lose it at exec
+ */
+void hold_std_fds(void);
 void default_handlers(void);
 pid_t start_command(char **argv, int out);
 bool command_reap(struct command *c, int flags);

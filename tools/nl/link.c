@@ -265,7 +265,7 @@ int do_link(int argc, char **argv)
 	bool have_base = false, lined_up, pass = false;
 	int64_t offset = 0;
 	sigset_t block;
-	int opt, st, fd;
+	int opt, st;
 	char line[64];
 
 	while ((opt = kpm_getopt(&g, argc, argv)) > 0) {
@@ -286,11 +286,7 @@ int do_link(int argc, char **argv)
 		die("out of memory");
 	l->pass_input = pass;
 
-	/* COMMAND's pipes must not take the place of a closed 0, 1 or 2 */
-	while ((fd = open("/dev/null", O_RDWR)) >= 0 && fd <= STDERR_FILENO)
-		;
-	if (fd > STDERR_FILENO)
-		close(fd);
+	hold_std_fds();
 	/* record's handlers: each stop counts in stop_count */
 	install_handlers();
 	/* blocked but while ppoll() waits: none is lost between looks */

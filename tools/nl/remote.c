@@ -340,11 +340,7 @@ struct remote *remote_start(char **argv, uint64_t base, uint64_t ready_ns)
 
 	if (!r)
 		die("out of memory");
-	/* link's pipes must not take the place of a closed 0, 1 or 2 */
-	while ((n = open("/dev/null", O_RDWR)) >= 0 && n <= STDERR_FILENO)
-		;
-	if (n > STDERR_FILENO)
-		close(n);
+	hold_std_fds();
 	for (n = 0; argv[n]; n++)
 		;
 	av = calloc(n + 7, sizeof(*av));
