@@ -317,17 +317,25 @@ static void sample_span(const struct session *s, const struct sample *smp,
 	}
 }
 
+/* room in *@p, of *@room @size-byte elements, for element @n: doubled */
+static void grow(void *p, size_t *room, size_t n, size_t size, size_t first)
+{
+	void *q;
+
+	if (n < *room)
+		return;
+	*room = *room ? 2 * *room : first;
+	q = reallocarray(*(void **)p, *room, size);
+	if (!q)
+		die("out of memory");
+	*(void **)p = q;
+}
+
 void host_add(struct host *h, const struct sample *smp)
 {
 	struct spooled *at;
 
-	if (h->nr_at == h->room_at) {
-		h->room_at = h->room_at ? 2 * h->room_at : 1024;
-		at = reallocarray(h->at, h->room_at, sizeof(*at));
-		if (!at)
-			die("out of memory");
-		h->at = at;
-	}
+	grow(&h->at, &h->room_at, h->nr_at, sizeof(*h->at), 1024);
 	at = &h->at[h->nr_at++];
 	at->off = ftello(h->spool);
 	if (at->off < 0)
@@ -549,19 +557,11 @@ static void flush_out(struct cases *c, bool all)
 static void case_end(struct cases *c, unsigned int depth, uint64_t start,
 		     uint64_t end)
 {
-	struct pending *p;
-
 	if (!c->remote || !remote_host(c->remote)) {
 		case_lines(c, depth, start, end);
 		return;
 	}
-	if (c->nr_pend == c->room_pend) {
-		c->room_pend = c->room_pend ? 2 * c->room_pend : 16;
-		p = reallocarray(c->pend, c->room_pend, sizeof(*p));
-		if (!p)
-			die("out of memory");
-		c->pend = p;
-	}
+	grow(&c->pend, &c->room_pend, c->nr_pend, sizeof(*c->pend), 16);
 	c->pend[c->nr_pend++] = (struct pending){
 		.depth = depth, .start = start, .end = end, .pos = c->q_len,
 		.sync = remote_ask(c->remote), .deadline = now_ns() + SYNC_WAIT,

@@ -225,20 +225,22 @@ static void frame_end(char type, FILE *m, char **buf, size_t *len)
 	free(*buf);
 }
 
-/* the spool only with --spool: nothing reads it back here */
-static bool stream_spool;
-
 static void stream_sample(struct drain *d, const struct sample *smp)
 {
 	size_t len;
 	char *buf;
 	FILE *m;
 
-	if (stream_spool)
-		spool_sample(d, smp);
 	m = frame_start(&buf, &len);
 	spool_write(m, d->s, smp);
 	frame_end('S', m, &buf, &len);
+}
+
+/* with --spool: the spool too, which nothing reads back here otherwise */
+static void stream_spool_sample(struct drain *d, const struct sample *smp)
+{
+	spool_sample(d, smp);
+	stream_sample(d, smp);
 }
 
 /* --metrics all: every optional metric, the queues' only with netdevs */
@@ -368,7 +370,6 @@ int do_record(int argc, char **argv)
 		fprintf(stderr, PROG " record: --control takes no COMMAND and no --time-base: the base comes on standard input\n");
 		return EXIT_USAGE;
 	}
-	stream_spool = spool_path;
 	if (stream && (!control || raw)) {
 		fprintf(stderr, PROG " record: --stream goes with --control, and not --raw\n");
 		return EXIT_USAGE;
@@ -476,8 +477,9 @@ int do_record(int argc, char **argv)
 	if (ktap)
 		err = drain_init(&d, &s, cases_sample, cases);
 	else
-		err = drain_init(&d, &s, stream ? stream_sample : spool_sample,
-				 spool);
+		err = drain_init(&d, &s, !stream ? spool_sample :
+				 spool_path ? stream_spool_sample :
+				 stream_sample, spool);
 	if (err)
 		die("out of memory");
 	if (stream) {
