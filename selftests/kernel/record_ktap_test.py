@@ -53,8 +53,6 @@ OURS = re.compile(rb'^((?:# )*)# (ktap-metric-policy-json|ktap-metric-json|'
 RUN = re.compile(rb'^((?:# )*)#  RUN ')
 SUMMARY = re.compile(rb'^# ksft-perfmon: metric lines for (\d+) of (\d+) leaf '
                      rb'cases', re.M)
-# the lines that metric lines came right before, not being result lines
-ORPHANS = []
 RESULT = re.compile(rb'^((?:# )*)(not )?ok \d+(?: (.*?))?(?: # .*)?$')
 
 
@@ -95,10 +93,10 @@ def cases_of(out):
     """The result lines of @out with the metric lines right before each
     at its depth: [(line index, depth, path, [(kind, object)])]. The
     path: the names of the result lines around it, outermost first.
-    Metric lines before a line that is no result line are ORPHANS'."""
+    Also the lines that metric lines came right before, not being result
+    lines: (cases, orphans)."""
     lines = out.split(b'\n')
-    cases, pending = [], []
-    ORPHANS.clear()
+    cases, pending, orphans = [], [], []
     for i, line in enumerate(lines):
         m = OURS.match(line)
         if m:
@@ -109,7 +107,7 @@ def cases_of(out):
         r = RESULT.match(line)
         if not r:
             if pending:
-                ORPHANS.append(line)
+                orphans.append(line)
             pending = []
             continue
         cases.append((i, len(r.group(1)) // 2, [(r.group(3) or b'').decode()],
@@ -120,7 +118,7 @@ def cases_of(out):
         for _, d, p, _ in cases[n + 1:]:
             if d < depth and d == depth - len(path):
                 path.insert(0, p[-1])
-    return cases
+    return cases, orphans
 
 
 def leaves(cases):
@@ -143,11 +141,11 @@ def strip_ours(out):
                       if not OURS.match(line))
 
 
-def check_lines(c, cases):
+def check_lines(c, cases, orphans):
     """each case's lines: at its depth, policies once and first, every
     observation's metric with a policy, times from 0 on and in order;
     none before a line that is no result line"""
-    c.check(not ORPHANS, f'metric lines before {ORPHANS[:3]}')
+    c.check(not orphans, f'metric lines before {orphans[:3]}')
     for _, depth, path, lines in cases:
         name = '/'.join(path)
         if not lines:
@@ -206,8 +204,8 @@ def same_as_alone(c, cmd, interval_ms=INTERVAL_MS):
     r = run(cmd, True, interval_ms)
     same_bytes(c, r.out, alone.out, 'the run alone')
     c.check(r.rc == alone.rc, f'exit status {r.rc}, {alone.rc} alone')
-    cases = cases_of(r.out)
-    check_lines(c, cases)
+    cases, orphans = cases_of(r.out)
+    check_lines(c, cases, orphans)
     check_summary(c, r, cases)
     return r.out, cases, r.came
 
@@ -226,8 +224,8 @@ def same_as_printed(c, cmd, interval_ms, remote):
             status = int(f.read())
     same_bytes(c, r.out, printed, 'what it printed')
     c.check(r.rc == status, f'exit status {r.rc}, {status} its own')
-    cases = cases_of(r.out)
-    check_lines(c, cases)
+    cases, orphans = cases_of(r.out)
+    check_lines(c, cases, orphans)
     check_summary(c, r, cases)
     # the remote sent every case's samples, and stopped as it should
     c.check(b'ksft-perfmon-nl record: the remote' not in r.err,
