@@ -58,7 +58,7 @@ static int kpm_sessions_show(struct seq_file *m, void *v)
 	unsigned long id;
 	u32 i;
 
-	seq_puts(m, "id interval_ns ring_size sample_size samples lost missed cost_ns portid ifindex mem_bytes on_timer_cpu holds hold_max_ns hold_mean_ns hold_calls\n");
+	seq_puts(m, "id interval_ns ring_size sample_size samples lost missed cost_ns portid ifindex mem_bytes on_timer_cpu holds hold_max_ns hold_mean_ns hold_calls dev_interval_ns dev_missed\n");
 	mutex_lock(&kpm_mutex);
 	xa_for_each(&kpm_sessions, id, s) {
 		kpm_session_counters(s, &c);
@@ -71,10 +71,11 @@ static int kpm_sessions_show(struct seq_file *m, void *v)
 				   s->devs[i].held ? "" : "(gone)");
 		if (!s->ndevs)
 			seq_puts(m, " -");
-		seq_printf(m, " %zu %llu %llu %llu %llu %llu\n", s->mem,
-			   c.on_timer_cpu, c.hold.holds, c.hold.max_ns,
+		seq_printf(m, " %zu %llu %llu %llu %llu %llu %llu %llu\n",
+			   s->mem, c.on_timer_cpu, c.hold.holds, c.hold.max_ns,
 			   c.hold.holds ? div64_u64(c.hold.total_ns, c.hold.holds) : 0,
-			   c.hold.calls);
+			   c.hold.calls, s->ndevs ? s->dev_interval_ns : 0,
+			   c.dev_missed);
 	}
 	mutex_unlock(&kpm_mutex);
 	return 0;

@@ -4,8 +4,9 @@
  *
  * A session samples kcpustat of every possible CPU and the stats64 of up to
  * KSFT_PERFMON_DEVS_MAX netdevs into a ring of samples. An hrtimer sets the
- * beat; the reads run in process context, in a work item it queues on the
- * module's unbound workqueue, as ndo_get_stats64 requires.
+ * beat and reads the CPUs where it fires; the netdevs are read in process
+ * context, as ndo_get_stats64 requires, in a work item it queues on the
+ * module's unbound workqueue at their own interval.
  */
 #ifndef _KSFT_PERFMON_KPM_H
 #define _KSFT_PERFMON_KPM_H
@@ -39,8 +40,12 @@
 #define KPM_SESSION_MEM_MAX	((size_t)16 << 20)
 #define KPM_OWNER_MEM_MAX	((size_t)16 << 20)
 #define KPM_TOTAL_MEM_MAX	((size_t)64 << 20)
-/* samples a session holds besides its ring: its scratch, its readers' two */
-#define KPM_SESSION_BUFFERS	3
+/*
+ * samples a session holds besides its ring: its scratch, its readers' two,
+ * and with netdevs the one its work reads them into (struct kpm_session's
+ * @devs_work)
+ */
+#define KPM_SESSION_BUFFERS(ndevs)	((ndevs) ? 4 : 3)
 
 /*
  * The longest the sampler holds the lock of a netdev's queue statistics
@@ -152,8 +157,9 @@ struct kpm_queue_link {
 struct kpm_sample {
 	u64 seq;
 	u64 time_ns;	/* CLOCK_MONOTONIC right before the CPUs were read */
-	u64 cost_ns;	/* from then to the end of the sample's reads */
+	u64 cost_ns;	/* from then to the end of the CPUs' read */
 	u64 delay_ns;	/* from the timer's expiry to time_ns */
+	u64 dev_read;	/* the read of the netdevs it holds, from 1; or 0 */
 	u32 ndevs;
 	u32 flags;	/* KPM_SAMPLE_* */
 	u32 nqueues;	/* queues of each direction of a netdev, or 0 */
@@ -207,34 +213,51 @@ struct kpm_hold_stats {
  *	held, so that no other socket can be at its address while the
  *	session exists; NULL for the session started at insmod
  * @portid: netlink port of @owner, 0 for the session started at insmod
- * @items: reads of one sample the session is charged for: its CPUs, its
- *	netdevs and, with queues, each netdev's @charged; under
+ * @items: reads of one read of its netdevs the session is charged for:
+ *	each netdev and, with queues, each netdev's @charged; under
  *	kpm_budget_lock
  * @reads: reads per second the session takes of the module's read
- *	budget, @items once per interval; under kpm_budget_lock
+ *	budget, @cpu_reads and @items once per dev interval; under
+ *	kpm_budget_lock
  * @mem: bytes of the memory limits the session takes: its ring and
- *	%KPM_SESSION_BUFFERS samples
+ *	KPM_SESSION_BUFFERS() samples
  * @reader: the readers' buffer, which one sample-get dump at a time
  *	borrows; NULL while one has it. Under kpm_mutex
- * @timer: the beat, a CLOCK_MONOTONIC hardirq hrtimer that queues @work
+ * @timer: the beat, a CLOCK_MONOTONIC soft hrtimer that samples the CPUs,
+ *	or every @dev_every periods queues @work
  * @busy: bit 0 set from when the timer queues @work until it has run: at
- *	most one sample is in flight
+ *	most one read of the netdevs is in flight
  * @stopping: set by kpm_session_destroy() before it waits for @work,
  *	which then cuts a read of queue statistics short at its next hold
+ * @started: with netdevs, set by @work once the first sample is in: the
+ *	timer takes none before
+ * @period: timer periods since the first sample, which only the timer
+ *	writes
  * @expires_ns: the expiry of the timer period @work samples; written by
- *	the timer when it sets @busy, read by @work before it clears it
+ *	the timer when it sets @busy (or kpm_sample_first(), before the
+ *	timer starts), read by @work before it clears it
  * @timer_cpu: the CPU the timer queued @work on, as @expires_ns
  * @missed: timer periods that took no sample, counted by the timer;
  *	atomic, outside @lock: not a snapshot with the counters under it
- * @work: takes a sample, in process context
- * @scratch: the sample @work builds before it goes into the ring
+ * @dev_missed: reads of the netdevs due and not taken, as @missed
+ * @work: reads the netdevs in process context, then takes a sample
+ * @devs_work: the sample @work reads the netdevs into; it keeps the last
+ *	read's queue statistics and map for the next. NULL without netdevs
  * @interval_ns: sampling period
+ * @dev_interval_ns: period of the reads of the netdevs, @dev_every times
+ *	@interval_ns
+ * @dev_every: timer periods a read of the netdevs
+ * @cpu_reads: reads per second its CPUs take of the read budget
  * @ring_size: number of slots in @ring
  * @sample_size: bytes of one slot
  * @sample_flags: what its samples hold besides CPU times and netdevs,
  *	KPM_SAMPLE_*
  * @nqueues: queues of each direction of a netdev its samples hold, or 0
- * @lock: protects @ring and the counters below it
+ * @lock: protects @ring, @scratch and the counters below it; taken by
+ *	the timer in softirq (on PREEMPT_RT, in its thread), so with BH off
+ *	everywhere
+ * @scratch: the sample the timer or @work reads the CPUs into, with the
+ *	netdevs of their latest read, before it goes into the ring
  * @head: sequence number of the next sample, i.e. samples taken
  * @head_slot: slot the next sample goes to
  * @lost: samples readers asked for and found overwritten, each time a
@@ -245,7 +268,7 @@ struct kpm_hold_stats {
  * @cost_ns: time the sampler spent on this session
  * @qstats_skipped: reads of queue statistics skipped, their lock held or
  *	no room in the read budget for their queues
- * @on_timer_cpu: samples whose work ran on the CPU its timer fired on
+ * @on_timer_cpu: samples of @work that ran on the CPU its timer fired on
  * @hold: the sampler's holds of the locks of queue statistics
  * @ring: @ring_size slots of @sample_size bytes
  * @ndevs: number of entries in @devs
@@ -265,12 +288,18 @@ struct kpm_session {
 	struct hrtimer timer;
 	unsigned long busy;
 	bool stopping;
+	bool started;
+	u64 period;
 	u64 expires_ns;
 	int timer_cpu;
 	atomic64_t missed;
+	atomic64_t dev_missed;
 	struct work_struct work;
-	struct kpm_sample *scratch;
+	struct kpm_sample *devs_work;
 	u64 interval_ns;
+	u64 dev_interval_ns;
+	u32 dev_every;
+	u64 cpu_reads;
 	u32 ring_size;
 	u32 sample_size;
 	u32 sample_flags;
@@ -281,6 +310,7 @@ struct kpm_session {
 	u32 head_slot;
 	u64 lost;
 	u64 overwritten_ns;
+	struct kpm_sample *scratch;
 	u64 cost_ns;
 	u64 qstats_skipped;
 	u64 on_timer_cpu;
@@ -293,6 +323,7 @@ struct kpm_session {
 
 struct kpm_session_cfg {
 	u64 interval_ns;
+	u64 dev_interval_ns;	/* 0: interval_ns */
 	u32 ring_size;
 	u32 ndevs;
 	u32 flags;	/* of its samples, KPM_SAMPLE_* */
@@ -301,6 +332,7 @@ struct kpm_session_cfg {
 	/* the request's attribute of each ifindex, for extack; may be NULL */
 	const struct nlattr *ifindex_attr[KSFT_PERFMON_DEVS_MAX];
 	const struct nlattr *interval_attr;
+	const struct nlattr *dev_interval_attr;
 	const struct nlattr *ring_size_attr;
 };
 
@@ -309,6 +341,7 @@ struct kpm_counts {
 	u64 samples;
 	u64 lost;
 	u64 missed;
+	u64 dev_missed;
 	u64 cost_ns;
 	u64 qstats_skipped;
 	u64 on_timer_cpu;
@@ -340,6 +373,7 @@ void kpm_session_exit(void);
 /* sampler.c */
 enum hrtimer_restart kpm_timer_fn(struct hrtimer *timer);
 void kpm_sample_work(struct work_struct *work);
+void kpm_sample_first(struct kpm_session *s, u64 now_ns);
 void kpm_sample_cpus(struct kpm_sample *smp);
 
 static inline struct kpm_dev_sample *

@@ -46,6 +46,7 @@ static int __init kpm_start_param_session(void)
 		       div_u64(KSFT_PERFMON_INTERVAL_MAX, NSEC_PER_MSEC));
 		return -EINVAL;
 	}
+	cfg.dev_interval_ns = cfg.interval_ns;
 	if (ifindex) {
 		cfg.ifindex[0] = ifindex;
 		cfg.ndevs = 1;

@@ -21,13 +21,19 @@ static const struct netlink_range_validation ksft_perfmon_a_session_ring_size_ra
 	.max	= KSFT_PERFMON_RING_SIZE_MAX,
 };
 
+static const struct netlink_range_validation ksft_perfmon_a_session_dev_interval_range = {
+	.min	= KSFT_PERFMON_INTERVAL_MIN,
+	.max	= KSFT_PERFMON_INTERVAL_MAX,
+};
+
 /* KSFT_PERFMON_CMD_SESSION_NEW - do */
-static const struct nla_policy ksft_perfmon_session_new_nl_policy[KSFT_PERFMON_A_SESSION_QUEUES + 1] = {
+static const struct nla_policy ksft_perfmon_session_new_nl_policy[KSFT_PERFMON_A_SESSION_DEV_INTERVAL + 1] = {
 	[KSFT_PERFMON_A_SESSION_IFINDEX] = NLA_POLICY_MIN(NLA_U32, 1),
 	[KSFT_PERFMON_A_SESSION_INTERVAL] = NLA_POLICY_FULL_RANGE(NLA_UINT, &ksft_perfmon_a_session_interval_range),
 	[KSFT_PERFMON_A_SESSION_RING_SIZE] = NLA_POLICY_FULL_RANGE(NLA_U32, &ksft_perfmon_a_session_ring_size_range),
 	[KSFT_PERFMON_A_SESSION_CPU_NET] = { .type = NLA_FLAG, },
 	[KSFT_PERFMON_A_SESSION_QUEUES] = NLA_POLICY_RANGE(NLA_U32, 1, KSFT_PERFMON_QUEUES_MAX),
+	[KSFT_PERFMON_A_SESSION_DEV_INTERVAL] = NLA_POLICY_FULL_RANGE(NLA_UINT, &ksft_perfmon_a_session_dev_interval_range),
 };
 
 /* KSFT_PERFMON_CMD_SESSION_GET - do */
@@ -53,7 +59,7 @@ static const struct genl_split_ops ksft_perfmon_nl_ops[] = {
 		.cmd		= KSFT_PERFMON_CMD_SESSION_NEW,
 		.doit		= ksft_perfmon_nl_session_new_doit,
 		.policy		= ksft_perfmon_session_new_nl_policy,
-		.maxattr	= KSFT_PERFMON_A_SESSION_QUEUES,
+		.maxattr	= KSFT_PERFMON_A_SESSION_DEV_INTERVAL,
 		.flags		= GENL_ADMIN_PERM | GENL_CMD_CAP_DO,
 	},
 	{

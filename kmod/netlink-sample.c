@@ -519,6 +519,8 @@ static int kpm_nl_sample_fill(struct sk_buff *skb, u32 session_id,
 			  kpm_nl_monotonic(smp->time_ns, timens)) ||
 	     nla_put_uint(skb, KSFT_PERFMON_A_SAMPLE_COST, smp->cost_ns) ||
 	     nla_put_uint(skb, KSFT_PERFMON_A_SAMPLE_DELAY, smp->delay_ns) ||
+	     (smp->ndevs &&
+	      nla_put_uint(skb, KSFT_PERFMON_A_SAMPLE_DEV_READ, smp->dev_read)) ||
 	     (prev &&
 	      nla_put_uint(skb, KSFT_PERFMON_A_SAMPLE_BASE_SEQ, prev->seq))))
 		goto err_cancel_msg;
@@ -593,9 +595,9 @@ int ksft_perfmon_nl_sample_get_start(struct netlink_callback *cb)
 	if (s) {
 		ctx->cookie = s->cookie;
 		sample_size = s->sample_size;
-		spin_lock(&s->lock);
+		spin_lock_bh(&s->lock);
 		ctx->end = s->head;
-		spin_unlock(&s->lock);
+		spin_unlock_bh(&s->lock);
 		ctx->copies = kpm_session_reader_take(s);
 	}
 	mutex_unlock(&kpm_mutex);

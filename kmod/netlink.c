@@ -78,6 +78,11 @@ static int kpm_nl_session_fill(struct sk_buff *skb, struct kpm_session *s,
 	    nla_put_uint(skb, KSFT_PERFMON_A_SESSION_LOST, c.lost) ||
 	    nla_put_uint(skb, KSFT_PERFMON_A_SESSION_COST, c.cost_ns) ||
 	    nla_put_uint(skb, KSFT_PERFMON_A_SESSION_MISSED, c.missed) ||
+	    (s->ndevs &&
+	     (nla_put_uint(skb, KSFT_PERFMON_A_SESSION_DEV_INTERVAL,
+			   s->dev_interval_ns) ||
+	      nla_put_uint(skb, KSFT_PERFMON_A_SESSION_DEV_MISSED,
+			   c.dev_missed))) ||
 	    ((s->sample_flags & KPM_SAMPLE_CPU_NET) &&
 	     nla_put_flag(skb, KSFT_PERFMON_A_SESSION_CPU_NET)) ||
 	    (s->nqueues &&
@@ -158,6 +163,14 @@ int ksft_perfmon_nl_session_new_doit(struct sk_buff *skb,
 	}
 	if (a)
 		cfg.nqueues = nla_get_u32(a);
+	a = info->attrs[KSFT_PERFMON_A_SESSION_DEV_INTERVAL];
+	if (a && !cfg.ndevs) {
+		NL_SET_ERR_MSG_ATTR(info->extack, a,
+				    "dev-interval of no netdev: give an ifindex");
+		return -EINVAL;
+	}
+	cfg.dev_interval_ns = a ? nla_get_uint(a) : cfg.interval_ns;
+	cfg.dev_interval_attr = a;
 
 	rsp = genlmsg_new(GENLMSG_DEFAULT_SIZE, GFP_KERNEL);
 	if (!rsp)

@@ -1,18 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The sampler. A hardirq hrtimer per session sets the beat and only queues
- * the session's work item on the module's unbound workqueue; the work
- * snapshots kcpustat of every possible CPU and the stats64 of the
- * session's netdevs, then copies the finished sample into the next slot
- * of the session's ring.
+ * The sampler. A soft hrtimer per session sets the beat: it snapshots
+ * kcpustat of every possible CPU where it fires, as /proc/stat reads it,
+ * and copies the sample into the next slot of the session's ring with the
+ * latest read of the session's netdevs. Every dev_every periods it queues
+ * the session's work item on the module's unbound workqueue instead,
+ * which reads the netdevs, then the CPUs, and takes that period's sample.
+ * So a session of CPUs wakes no process to sample, and one of netdevs
+ * only as often as it asked for them.
  *
  * Each block of a sample has its own time: the CPUs are read right after
  * the sample's stamp, each netdev's stats64 and each netdev's queue
- * statistics after a stamp of their own, so that a slow driver or a
- * skipped read moves no other block's time.
+ * statistics after a stamp of their own, before it, so that a slow
+ * driver, a skipped read or a read from periods before moves no other
+ * block's time; dev_read says which read of the netdevs a sample holds.
  *
- * The reads run in process context with BH enabled, under RCU, as
- * /proc/net/dev reads them: the only context every driver's
+ * The netdevs' reads run in process context with BH enabled, under RCU,
+ * as /proc/net/dev reads them: the only context every driver's
  * ndo_get_stats64 allows. e1000e, igb, fbnic, bonding and others take a
  * plain spin_lock() there that their own process context (watchdog work,
  * ethtool, /proc/net/dev) takes with BH enabled, so a read from softirq
@@ -466,49 +470,182 @@ static u32 kpm_read_session_qstats(struct kpm_session *s,
 	return skipped;
 }
 
+/*
+ * Put a sample at the head of the session's ring, overwriting the oldest
+ * one when the ring is full: its CPUs, read now into the session's
+ * scratch sample, which holds the latest read of its netdevs; its timer
+ * period expired at @expires_ns. Under the session's lock, so that the
+ * samples of the timer and of the work go into the ring in the order of
+ * their times.
+ */
+static void kpm_sample_commit(struct kpm_session *s, u64 expires_ns)
+{
+	struct kpm_sample *smp = s->scratch;
+	void *slot;
+
+	lockdep_assert_held(&s->lock);
+	smp->time_ns = ktime_get_ns();
+	smp->delay_ns = smp->time_ns > expires_ns ? smp->time_ns - expires_ns : 0;
+	kpm_sample_cpus(smp);
+	smp->cost_ns = ktime_get_ns() - smp->time_ns;
+
+	smp->seq = s->head;
+	slot = s->ring + (size_t)s->head_slot * s->sample_size;
+	/* what kpm_session_read() tells a reader's clock by */
+	if (s->head >= s->ring_size)
+		s->overwritten_ns = ((struct kpm_sample *)slot)->time_ns;
+	memcpy(slot, smp, s->sample_size);
+	s->cost_ns += smp->cost_ns;
+	s->head++;
+	if (++s->head_slot == s->ring_size)
+		s->head_slot = 0;
+}
+
+/* the netdevs of @src, their stats64 and queue statistics, into @dst */
+static void kpm_sample_copy_devs(struct kpm_sample *dst,
+				 const struct kpm_sample *src)
+{
+	memcpy(dst + 1, src + 1,
+	       (void *)kpm_sample_cpu(src, 0) - (void *)(src + 1));
+	if (src->nqueues)
+		memcpy(kpm_sample_qstats(dst, 0), kpm_sample_qstats(src, 0),
+		       src->ndevs * kpm_qstats_size(src->nqueues));
+}
+
+/*
+ * Read the session's netdevs, their queue statistics and map into its
+ * work's sample, then take a sample of them and the CPUs, read right
+ * after, for the timer period that expired at @expires_ns.
+ */
+static void kpm_sample_devs_cpus(struct kpm_session *s, u64 expires_ns,
+				 bool on_timer_cpu)
+{
+	struct kpm_sample *smp = s->devs_work;
+	struct kpm_hold h = {};
+	u32 skipped = 0;
+	u64 cost;
+
+	cost = ktime_get_ns();
+	kpm_sample_devs(s, smp);
+	if (smp->nqueues)
+		skipped = kpm_read_session_qstats(s, smp, &h);
+	cost = ktime_get_ns() - cost;
+
+	spin_lock_bh(&s->lock);
+	kpm_sample_copy_devs(s->scratch, smp);
+	s->scratch->dev_read++;
+	s->cost_ns += cost;
+	s->qstats_skipped += skipped;
+	s->on_timer_cpu += on_timer_cpu;
+	s->hold.holds += h.stats.holds;
+	s->hold.calls += h.stats.calls;
+	s->hold.total_ns += h.stats.total_ns;
+	s->hold.max_ns = max(s->hold.max_ns, h.stats.max_ns);
+	kpm_sample_commit(s, expires_ns);
+	spin_unlock_bh(&s->lock);
+	/*
+	 * the timer samples nothing before the first of these is in: its
+	 * smp_load_acquire() of @started pairs with this, after the sample
+	 */
+	smp_store_release(&s->started, true);
+}
+
+/* the reads of the netdevs due in the @periods from @s->period + 1 on */
+static u64 kpm_devs_due(const struct kpm_session *s, u64 periods)
+{
+	return div_u64(s->period + periods, s->dev_every) -
+	       div_u64(s->period, s->dev_every);
+}
+
+/*
+ * Whether the work takes the sample of the timer period that expired at
+ * @expires, which covers @periods periods, from @s->period + 1 on (those
+ * before the last it came too late for): the netdevs are read every
+ * @s->dev_every periods, once for those due in them if the read before
+ * is done, and the work takes this period's sample; the other reads due
+ * are missed.
+ */
+static bool kpm_timer_devs(struct kpm_session *s, u64 expires, u64 periods)
+{
+	u64 due = kpm_devs_due(s, periods);
+	bool queued = false;
+
+	if (due && !test_and_set_bit(0, &s->busy)) {
+		s->expires_ns = expires;
+		s->timer_cpu = smp_processor_id();
+		queue_work(kpm_wq, &s->work);
+		queued = true;
+		due--;
+	}
+	if (due)
+		atomic64_add(due, &s->dev_missed);
+	return queued;
+}
+
 /**
- * kpm_timer_fn() - the beat of a session: queue its sample
+ * kpm_timer_fn() - the beat of a session: read its CPUs, ask for its netdevs
  * @timer: the session's timer
  *
- * Queues kpm_sample_work() for this period on kpm_wq, unless the previous
- * sample is still waiting to run or running: then this period is skipped
- * and counted in @missed, as are the periods the timer itself came too
- * late for (hrtimer_forward_now()'s overruns beyond one). So at most one
- * sample of a session is in flight, and a sampler slower than its
- * interval takes fewer samples instead of running back to back.
+ * Every dev_every periods, queues kpm_sample_work() on kpm_wq to read the
+ * netdevs and take the period's sample. In the other periods it reads
+ * every CPU itself and puts the sample into the ring, with the netdevs of
+ * their latest read. The periods the timer itself came too late for
+ * (hrtimer_forward_now()'s overruns beyond one), and those in which a
+ * read of the netdevs is still waiting to run or running, took no sample
+ * and count in @missed; the reads of the netdevs due in them in
+ * @dev_missed.
  *
- * Context: hardirq (HRTIMER_MODE_REL_HARD, on PREEMPT_RT too), on the CPU
- * that started the session, which re-arming keeps; takes no lock of the
- * module.
+ * Context: a soft hrtimer (HRTIMER_MODE_REL_SOFT): softirq, or on
+ * PREEMPT_RT the ktimers thread of its CPU, the CPU that started the
+ * session, which re-arming keeps. Takes the session's lock, and reads
+ * each CPU under it as /proc/stat, /proc/softirqs and
+ * /proc/net/softnet_stat do, with no other lock (kpm_sample_cpus()).
+ * Alone to run for its session: the only writer of @period, and of
+ * @expires_ns and @timer_cpu while @busy is clear.
  *
  * Return: HRTIMER_RESTART, forwarded by one interval.
  */
 enum hrtimer_restart kpm_timer_fn(struct hrtimer *timer)
 {
 	struct kpm_session *s = container_of(timer, struct kpm_session, timer);
-	u64 missed = 0;
+	u64 expires = ktime_to_ns(hrtimer_get_expires(timer));
+	u64 periods = hrtimer_forward_now(timer, ns_to_ktime(s->interval_ns));
+	bool queued;
 
-	if (!test_and_set_bit(0, &s->busy)) {
-		s->expires_ns = ktime_to_ns(hrtimer_get_expires(timer));
-		s->timer_cpu = smp_processor_id();
-		queue_work(kpm_wq, &s->work);
-	} else {
-		missed++;
+	/*
+	 * a session of netdevs has no sample before its first read's (pairs
+	 * with the smp_store_release() of its work's first sample), nor while
+	 * a read is in flight: the work's sample goes into the ring first,
+	 * so that the samples are in the order of their periods
+	 */
+	if (s->ndevs && (!smp_load_acquire(&s->started) ||
+			 test_bit(0, &s->busy))) {
+		atomic64_add(periods, &s->missed);
+		atomic64_add(kpm_devs_due(s, periods), &s->dev_missed);
+		s->period += periods;
+		return HRTIMER_RESTART;
 	}
-	missed += hrtimer_forward_now(timer, ns_to_ktime(s->interval_ns)) - 1;
-	if (missed)
-		atomic64_add(missed, &s->missed);
+	queued = s->ndevs && kpm_timer_devs(s, expires, periods);
+	if (periods > 1)
+		atomic64_add(periods - 1, &s->missed);
+	s->period += periods;
+	if (!queued) {
+		/* BH is off: softirq, or the ktimers thread on PREEMPT_RT */
+		spin_lock(&s->lock);
+		kpm_sample_commit(s, expires);
+		spin_unlock(&s->lock);
+	}
 	return HRTIMER_RESTART;
 }
 
 /**
- * kpm_sample_work() - take one sample of a session
+ * kpm_sample_work() - read a session's netdevs, and take a sample
  * @work: the session's work item
  *
- * Reads every CPU right after the sample's stamp, then every netdev and
- * its queue statistics, each after a stamp of its own, into the session's
- * scratch sample with no lock of the module held, then copies it into the
- * ring at its head, overwriting the oldest sample when the ring is full.
+ * Reads every netdev and its queue statistics, each after a stamp of its
+ * own, into the session's work sample with no lock of the module held,
+ * then takes the sample of the timer period that queued it: those and
+ * every CPU, read right after, under the session's lock.
  *
  * Context: process, a worker of kpm_wq: unbound, on any CPU of its
  * cpumask (the housekeeping CPUs by default), wherever the scheduler
@@ -517,46 +654,45 @@ enum hrtimer_restart kpm_timer_fn(struct hrtimer *timer)
  * under RTNL or a netdev's instance lock, and reads its queue map under
  * that and (from 6.14) the instance lock, if trylocks get them; takes
  * kpm_budget_lock when a netdev's queues changed; then takes the
- * session's lock to copy the sample. The timer queues no other sample
- * until this one clears @busy, so the scratch sample, @expires_ns and
- * @timer_cpu are its own.
+ * session's lock to read the CPUs and copy the sample. The timer queues
+ * no other read until this one clears @busy, so the work sample,
+ * @expires_ns and @timer_cpu are its own.
  */
 void kpm_sample_work(struct work_struct *work)
 {
 	struct kpm_session *s = container_of(work, struct kpm_session, work);
-	bool on_timer_cpu = raw_smp_processor_id() == s->timer_cpu;
-	struct kpm_sample *smp = s->scratch;
-	u64 expires = s->expires_ns;
-	struct kpm_hold h = {};
-	u32 skipped = 0;
-	void *slot;
 
-	smp->time_ns = ktime_get_ns();
-	smp->delay_ns = smp->time_ns > expires ? smp->time_ns - expires : 0;
-	kpm_sample_cpus(smp);
-	kpm_sample_devs(s, smp);
-	if (smp->nqueues)
-		skipped = kpm_read_session_qstats(s, smp, &h);
-	smp->cost_ns = ktime_get_ns() - smp->time_ns;
-
-	spin_lock(&s->lock);
-	smp->seq = s->head;
-	slot = s->ring + (size_t)s->head_slot * s->sample_size;
-	/* what kpm_session_read() tells a reader's clock by */
-	if (s->head >= s->ring_size)
-		s->overwritten_ns = ((struct kpm_sample *)slot)->time_ns;
-	memcpy(slot, smp, s->sample_size);
-	s->cost_ns += smp->cost_ns;
-	s->qstats_skipped += skipped;
-	s->on_timer_cpu += on_timer_cpu;
-	s->hold.holds += h.stats.holds;
-	s->hold.calls += h.stats.calls;
-	s->hold.total_ns += h.stats.total_ns;
-	s->hold.max_ns = max(s->hold.max_ns, h.stats.max_ns);
-	s->head++;
-	if (++s->head_slot == s->ring_size)
-		s->head_slot = 0;
-	spin_unlock(&s->lock);
-
+	kpm_sample_devs_cpus(s, s->expires_ns,
+			     raw_smp_processor_id() == s->timer_cpu);
 	clear_bit_unlock(0, &s->busy);
+}
+
+/**
+ * kpm_sample_first() - take a session's first sample, at once
+ * @s: the session, whose timer has not started
+ * @now_ns: the expiry of its first period: its timer's grid
+ *
+ * The baseline of the session: of its CPUs, read here, or, with netdevs,
+ * of its netdevs and CPUs, which its work reads, queued here as the timer
+ * queues it; the timer takes no sample until that one is in
+ * (@s->started), so that every sample holds a read of both.
+ *
+ * Context: process, under kpm_mutex, before the timer starts: nothing
+ * else writes the session's samples yet. Calls no driver: a read of the
+ * netdevs here would order their drivers' locks after kpm_mutex, and
+ * keep the netdev notifier, under RTNL, waiting for it.
+ */
+void kpm_sample_first(struct kpm_session *s, u64 now_ns)
+{
+	lockdep_assert_held(&kpm_mutex);
+	if (s->ndevs) {
+		set_bit(0, &s->busy);
+		s->expires_ns = now_ns;
+		s->timer_cpu = raw_smp_processor_id();
+		queue_work(kpm_wq, &s->work);
+		return;
+	}
+	spin_lock_bh(&s->lock);
+	kpm_sample_commit(s, now_ns);
+	spin_unlock_bh(&s->lock);
 }

@@ -73,41 +73,49 @@ static u32 kpm_queue_calls(const struct net_device *dev)
 }
 
 /*
- * Reads of one sample of @cfg that are not a netdev's queue statistics:
- * its CPUs and netdevs; with cpu-net, each CPU's network counts as a read
- * of its own. With queues, kpm_queue_calls() of each netdev come on top.
+ * The reads per second of the CPUs of @cfg, each once per interval; with
+ * cpu-net, each CPU's network counts as a read of its own.
  */
-static u64 kpm_session_items(const struct kpm_session_cfg *cfg)
+static u64 kpm_session_cpu_reads(const struct kpm_session_cfg *cfg)
 {
-	u64 items = num_possible_cpus() + cfg->ndevs;
+	u64 items = num_possible_cpus();
 
 	if (cfg->flags & KPM_SAMPLE_CPU_NET)
 		items += num_possible_cpus();
-	return items;
+	return kpm_reads_per_s(items, cfg->interval_ns);
+}
+
+/* the reads per second of @s: its CPUs', and its @items once a dev_interval */
+static u64 kpm_session_reads(const struct kpm_session *s, u64 items)
+{
+	return s->cpu_reads + kpm_reads_per_s(items, s->dev_interval_ns);
 }
 
 /*
- * The reads of one sample of @cfg with the queues its netdevs have now,
- * for a check before the netdevs are held: one not found (yet) counts
- * none, and the check once they are held has the last word.
+ * The reads per second of @cfg with the queues its netdevs have now, for
+ * a check before the netdevs are held: one not found (yet) counts none,
+ * and the check once they are held has the last word. Each netdev is a
+ * read, and with queues kpm_queue_calls() of it come on top, once a
+ * dev_interval.
  */
-static u64 kpm_session_items_now(struct net *net,
+static u64 kpm_session_reads_now(struct net *net,
 				 const struct kpm_session_cfg *cfg)
 {
-	u64 items = kpm_session_items(cfg);
+	u64 items = cfg->ndevs;
 	struct net_device *dev;
 	u32 i;
 
-	if (!cfg->nqueues)
-		return items;
-	rcu_read_lock();
-	for (i = 0; i < cfg->ndevs; i++) {
-		dev = dev_get_by_index_rcu(net, cfg->ifindex[i]);
-		if (dev)
-			items += kpm_queue_calls(dev);
+	if (cfg->nqueues) {
+		rcu_read_lock();
+		for (i = 0; i < cfg->ndevs; i++) {
+			dev = dev_get_by_index_rcu(net, cfg->ifindex[i]);
+			if (dev)
+				items += kpm_queue_calls(dev);
+		}
+		rcu_read_unlock();
 	}
-	rcu_read_unlock();
-	return items;
+	return kpm_session_cpu_reads(cfg) +
+	       kpm_reads_per_s(items, cfg->dev_interval_ns);
 }
 
 /**
@@ -224,7 +232,7 @@ bool kpm_session_charge_queues(struct kpm_session *s, u32 i, u32 calls)
 		return true;
 	spin_lock(&kpm_budget_lock);
 	items = s->items - d->charged + calls;
-	reads = kpm_reads_per_s(items, s->interval_ns);
+	reads = kpm_session_reads(s, items);
 	others = kpm_reads - s->reads;
 	ok = reads <= s->reads || others + reads <= READ_ONCE(read_budget);
 	if (ok) {
@@ -273,7 +281,7 @@ static void kpm_session_uncharge_dev(struct kpm_session *s, u32 i)
 	lockdep_assert_held(&kpm_mutex);
 	spin_lock(&kpm_budget_lock);
 	s->items -= 1 + d->charged;
-	reads = kpm_reads_per_s(s->items, s->interval_ns);
+	reads = kpm_session_reads(s, s->items);
 	kpm_reads = kpm_reads - s->reads + reads;
 	s->reads = reads;
 	WRITE_ONCE(d->charged, 0);
@@ -304,7 +312,7 @@ static void kpm_session_uncharge_dev(struct kpm_session *s, u32 i)
  * their times are gone). A reader that reads every sample it asks for
  * adds nothing.
  *
- * Context: process; takes @s->lock, for the copy only.
+ * Context: process; takes @s->lock (BH off), for the copy only.
  * Return: true with sample *@seq in @buf; false when the ring has none
  * from *@seq to below *@end.
  */
@@ -314,7 +322,7 @@ bool kpm_session_read(struct kpm_session *s, u64 *seq, u64 *end,
 	u64 first;
 	bool found;
 
-	spin_lock(&s->lock);
+	spin_lock_bh(&s->lock);
 	first = kpm_session_first_seq(s);
 	if (*seq < first && *seq < *end) {
 		u64 gap = first - *seq;
@@ -331,7 +339,7 @@ bool kpm_session_read(struct kpm_session *s, u64 *seq, u64 *end,
 	found = *seq < min(*end, s->head);
 	if (found)
 		memcpy(buf, kpm_session_slot(s, *seq), s->sample_size);
-	spin_unlock(&s->lock);
+	spin_unlock_bh(&s->lock);
 	return found;
 }
 
@@ -388,18 +396,18 @@ void kpm_session_reader_give(u32 id, u64 cookie, struct kpm_reader *buf)
  *
  * For a look at the session: the sample does not count as read.
  *
- * Context: process; takes @s->lock, for the copy only.
+ * Context: process; takes @s->lock (BH off), for the copy only.
  * Return: true with the sample in @buf; false before the first sample.
  */
 bool kpm_session_latest(struct kpm_session *s, struct kpm_sample *buf)
 {
 	bool found;
 
-	spin_lock(&s->lock);
+	spin_lock_bh(&s->lock);
 	found = s->head;
 	if (found)
 		memcpy(buf, kpm_session_slot(s, s->head - 1), s->sample_size);
-	spin_unlock(&s->lock);
+	spin_unlock_bh(&s->lock);
 	return found;
 }
 
@@ -408,22 +416,23 @@ bool kpm_session_latest(struct kpm_session *s, struct kpm_sample *buf)
  * @s: the session
  * @c: where to put them
  *
- * @missed is counted outside @s->lock, by the timer, and read after the
- * others: it is not a snapshot with them.
+ * @missed and @dev_missed are counted outside @s->lock, by the timer, and
+ * read after the others: they are not a snapshot with them.
  *
- * Context: process; takes @s->lock.
+ * Context: process; takes @s->lock (BH off).
  */
 void kpm_session_counters(struct kpm_session *s, struct kpm_counts *c)
 {
-	spin_lock(&s->lock);
+	spin_lock_bh(&s->lock);
 	c->samples = s->head;
 	c->lost = s->lost;
 	c->cost_ns = s->cost_ns;
 	c->qstats_skipped = s->qstats_skipped;
 	c->on_timer_cpu = s->on_timer_cpu;
 	c->hold = s->hold;
-	spin_unlock(&s->lock);
+	spin_unlock_bh(&s->lock);
 	c->missed = atomic64_read(&s->missed);
+	c->dev_missed = atomic64_read(&s->dev_missed);
 }
 
 static void kpm_session_put_devs(struct kpm_session *s)
@@ -452,7 +461,7 @@ static int kpm_session_get_devs(struct kpm_session *s, struct net *net,
 
 	/* the netdev notifier cannot drop a netdev we hold meanwhile */
 	lockdep_assert_held(&kpm_mutex);
-	s->items = kpm_session_items(cfg);
+	s->items = cfg->ndevs;
 	for (i = 0; i < cfg->ndevs; i++) {
 		struct kpm_dev *d = &s->devs[i];
 
@@ -470,8 +479,17 @@ static int kpm_session_get_devs(struct kpm_session *s, struct net *net,
 		}
 		rcu_assign_pointer(d->dev, d->held);
 	}
-	s->reads = kpm_reads_per_s(s->items, s->interval_ns);
+	s->reads = kpm_session_reads(s, s->items);
 	return 0;
+}
+
+/* a session's sample of @cfg with no reads yet: what it holds */
+static void kpm_sample_init(struct kpm_sample *smp,
+			    const struct kpm_session_cfg *cfg)
+{
+	smp->ndevs = cfg->ndevs;
+	smp->flags = cfg->flags;
+	smp->nqueues = cfg->nqueues;
 }
 
 static void kpm_session_free(struct kpm_session *s)
@@ -480,6 +498,7 @@ static void kpm_session_free(struct kpm_session *s)
 		sock_put(s->owner);
 	kvfree(s->ring);
 	kvfree(s->scratch);
+	kvfree(s->devs_work);
 	kvfree(s->reader);
 	kfree(s);
 }
@@ -517,11 +536,13 @@ int kpm_session_new(struct net *net, const struct kpm_session_cfg *cfg,
 	struct xa_limit limit = XA_LIMIT(1, INT_MAX);
 	struct kpm_session *s;
 	size_t ring_bytes, mem;
-	u64 reads;
+	u64 reads, every, rem;
+	ktime_t start;
 	int err;
 
 	ring_bytes = array_size(sample_size, cfg->ring_size);
-	mem = array_size(sample_size, cfg->ring_size + KPM_SESSION_BUFFERS);
+	mem = array_size(sample_size,
+			 cfg->ring_size + KPM_SESSION_BUFFERS(cfg->ndevs));
 	if (mem > KPM_SESSION_MEM_MAX) {
 		NL_SET_ERR_MSG_ATTR_FMT(extack, cfg->ring_size_attr,
 					"session of %zu bytes is over the %zu byte limit of a session",
@@ -535,9 +556,20 @@ int kpm_session_new(struct net *net, const struct kpm_session_cfg *cfg,
 					hrtimer_resolution);
 		return -EINVAL;
 	}
+	/*
+	 * the timer asks for the netdevs every dev_every of its periods (a
+	 * u32: the interval is 100 us at least, dev-interval 60 s at most)
+	 */
+	every = div64_u64_rem(cfg->dev_interval_ns, cfg->interval_ns, &rem);
+	if (!every || rem) {
+		NL_SET_ERR_MSG_ATTR_FMT(extack, cfg->dev_interval_attr,
+					"dev-interval is %s the interval of %llu ns",
+					every ? "not a multiple of" : "below",
+					cfg->interval_ns);
+		return -EINVAL;
+	}
 	mutex_lock(&kpm_mutex);
-	reads = kpm_reads_per_s(kpm_session_items_now(net, cfg),
-				cfg->interval_ns);
+	reads = kpm_session_reads_now(net, cfg);
 	err = kpm_budget_check(owner, mem, reads, cfg, extack, false);
 	mutex_unlock(&kpm_mutex);
 	if (err)
@@ -548,6 +580,9 @@ int kpm_session_new(struct net *net, const struct kpm_session_cfg *cfg,
 		return -ENOMEM;
 	s->ndevs = cfg->ndevs;
 	s->interval_ns = cfg->interval_ns;
+	s->dev_interval_ns = cfg->dev_interval_ns;
+	s->dev_every = every;
+	s->cpu_reads = kpm_session_cpu_reads(cfg);
 	s->ring_size = cfg->ring_size;
 	s->sample_size = sample_size;
 	s->mem = mem;
@@ -558,16 +593,20 @@ int kpm_session_new(struct net *net, const struct kpm_session_cfg *cfg,
 	err = -ENOMEM;
 	if (!s->scratch || !s->reader || !s->ring)
 		goto err_free;
+	if (cfg->ndevs) {
+		s->devs_work = kvzalloc(sample_size, GFP_KERNEL_ACCOUNT);
+		if (!s->devs_work)
+			goto err_free;
+		kpm_sample_init(s->devs_work, cfg);
+	}
 	s->reader->sample_size = sample_size;
-	s->scratch->ndevs = cfg->ndevs;
-	s->scratch->flags = cfg->flags;
-	s->scratch->nqueues = cfg->nqueues;
+	kpm_sample_init(s->scratch, cfg);
 	s->sample_flags = cfg->flags;
 	s->nqueues = cfg->nqueues;
 	spin_lock_init(&s->lock);
 	INIT_WORK(&s->work, kpm_sample_work);
 	kpm_hrtimer_setup(&s->timer, kpm_timer_fn, CLOCK_MONOTONIC,
-			  HRTIMER_MODE_REL_HARD);
+			  HRTIMER_MODE_REL_SOFT);
 
 	mutex_lock(&kpm_mutex);
 	err = kpm_session_get_devs(s, net, cfg, extack);
@@ -591,8 +630,14 @@ int kpm_session_new(struct net *net, const struct kpm_session_cfg *cfg,
 	*id = s->id;
 	if (cookie)
 		*cookie = s->cookie;
-	/* the first sample, at once, is the baseline of the session */
-	hrtimer_start(&s->timer, 0, HRTIMER_MODE_REL_HARD);
+	/*
+	 * the first sample, at once, is the baseline of the session, and
+	 * its period's expiry, now, the timer's grid
+	 */
+	start = ktime_get();
+	kpm_sample_first(s, ktime_to_ns(start));
+	hrtimer_start(&s->timer, ktime_add_ns(start, s->interval_ns),
+		      HRTIMER_MODE_ABS_SOFT);
 	mutex_unlock(&kpm_mutex);
 	return 0;
 

@@ -33,9 +33,11 @@ lines (cpu.time.usr + sys + sirq, over the lines' times):
 - the tool's lines of the CPUs are at the samples' times: the CPUs'.
 
 A sampler that stamped a sample before its netdevs and read its CPUs
-after them would be off by up to 48 ms in 500: 10%. Each netdev's own
-time must come after the sample's, in turn, and the last netdev's offset
-must follow the delays of the module.
+after them would be off by up to 48 ms in 500: 10%. The work reads the
+netdevs, then the CPUs: each netdev's own time must come before the
+sample's, in turn, the first netdev's offset must follow the delays of
+the module, and each sample must hold a read of its own (dev_read one
+more than the sample's before).
 
 usage: clock_test.py SLOWDEV_KO
 """
@@ -158,23 +160,27 @@ def main():
     if len(raw) < 3:
         return 1
 
-    # where the netdevs were read, after the CPUs
-    offs = [[d.get('time', s['time']) - s['time'] for d in s['devs']]
+    # where the netdevs were read, before the CPUs
+    offs = [[s['time'] - d.get('time', s['time']) for d in s['devs']]
             for s in raw]
-    print('# the netdevs of each sample, from its time to the last one '
-          'read (ms): ' +
-          ' '.join(f'{o[-1] / 1e6:.1f}' for o in offs))
-    # the last of 16 netdevs reads after 15 of their delays at least,
+    print('# the netdevs of each sample, from the first one read to its '
+          'time (ms): ' +
+          ' '.join(f'{o[0] / 1e6:.1f}' for o in offs))
+    # the first of 16 netdevs reads before 15 of their delays at least,
     # which turn over 0 to 3 times DELAY_US: they add up to 15 * 1.5 ms
     # on average, and differ from one sample to the next
-    lasts = [o[-1] for o in offs]
+    firsts = [o[0] for o in offs]
+    reads = [s.get('dev_read', 0) for s in raw]
     c.check(all(x >= 0 for o in offs for x in o) and
-            all(b >= a for o in offs for a, b in zip(o, o[1:])) and
-            max(lasts) - min(lasts) >= 2 * (NDEVS - 1) * DELAY_US * 1000 and
-            sum(lasts) / len(lasts) >= 1.2 * (NDEVS - 1) * DELAY_US * 1000,
+            all(b <= a for o in offs for a, b in zip(o, o[1:])) and
+            max(firsts) - min(firsts) >= 2 * (NDEVS - 1) * DELAY_US * 1000 and
+            sum(firsts) / len(firsts) >=
+            1.2 * (NDEVS - 1) * DELAY_US * 1000 and
+            all(b == a + 1 for a, b in zip(reads, reads[1:])),
             'netdevs_on_their_own_clock',
-            'the netdevs were not read after the CPUs, each in turn, '
-            'with the delays of the module')
+            'the netdevs were not read before the CPUs, each in turn, '
+            'with the delays of the module, a read a sample: '
+            f'dev_read {reads}')
 
     # the tool's lines of the CPUs at the CPUs' times, to the microsecond
     tool_t = [t for t, _ in tool_points(rec.stdout.splitlines(), idle)]

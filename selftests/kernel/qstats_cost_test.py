@@ -26,7 +26,8 @@ and whose every call into the driver busy-waits as long as asked), and on
   set of the netdev (RTM_SETLINK: RTNL, and its instance lock, which the
   sampler holds) in a loop beside it, turn about with one of lo (RTNL
   alone), takes longer than lo's, at the median, by at most a tenth of
-  what one read takes (the session's cost a sample) more than without
+  what one read takes (from the session's cost, less its samples of the
+  CPUs alone, over its reads of the netdev) more than without
   the sampler, give or take the spread of that difference over two runs
   without it. A sampler that held the lock for a whole read would make
   it wait half of one. The holds are printed, with the latencies.
@@ -45,7 +46,8 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 '..', 'lib', 'py'))
 import kpm_genl   # noqa: E402
-from kpm_genl import Genl, session_del, session_get, session_new  # noqa: E402
+from kpm_genl import Genl, samples, session_del, session_get, \
+    session_new  # noqa: E402
 from ktap import Ktap   # noqa: E402
 
 READ_BUDGET = '/sys/module/ksft_perfmon/parameters/read_budget'
@@ -215,7 +217,9 @@ def holds_bounded(c, dev):
             f.write('0\n')
     holds = int(row.get('holds', 0))
     calls = int(row.get('hold_calls', 0))
-    # counted before the holds were: samples later, if any, add calls
+    # counted before the holds were: samples later, if any, add calls.
+    # Read at every interval, each sample is a read's: the timer takes
+    # none while a read is in flight
     reads = info.get('samples', 0) - info.get('qstats-skipped', 0)
     most = -(-HOLD_US // CALL_US)
     print(f'# {reads} whole reads of 129 calls of {CALL_US} us: {calls} '
@@ -315,6 +319,7 @@ def nsim_waiters(c):
             busy = loop_latency([dev, 'lo'], 3)
             info = session_get(g, sid)
             row = debugfs_row(sid)
+            smp = samples(g, sid)
         finally:
             session_del(g, sid)
     finally:
@@ -325,9 +330,20 @@ def nsim_waiters(c):
     waits = [median(n) - median(lo) for n, lo in base]
     spread = abs(waits[0] - waits[1])
     extra = median(busy[0]) - median(busy[1]) - min(waits)
-    read = info.get('cost', 0) // max(info.get('samples', 0), 1)
+    # one read of the netdev, from the kernel's counts: the session's
+    # cost less its samples of the CPUs alone (those of the timer, which
+    # hold the read before theirs), over the reads (the newest sample's
+    # dev-read, the reads so far)
+    seqs = sorted(smp)
+    reads = smp[seqs[-1]].get('dev-read', 0) if seqs else 0
+    cpus = sorted(smp[b]['cost'] for a, b in zip(seqs, seqs[1:])
+                  if smp[b].get('dev-read') == smp[a].get('dev-read'))
+    cpu = cpus[len(cpus) // 2] if cpus else 0
+    read = (info.get('cost', 0) - (info.get('samples', 0) - reads) * cpu) \
+        // max(reads, 1)
     print(f'# netdevsim of {NSIM_QUEUES} queues, sampled every 0.1 ms: '
-          f'{info.get("samples")} samples of {read / 1e6:.2f} ms each; '
+          f'{info.get("samples")} samples, {reads} reads of it of '
+          f'{read / 1e6:.2f} ms each, the CPUs\' {cpu / 1e3:.0f} us; '
           f'{row.get("holds")} holds of {row.get("hold_calls")} calls, '
           f'the longest {int(row.get("hold_max_ns", 0)) / 1e3:.0f} us, on '
           f'average {int(row.get("hold_mean_ns", 0)) / 1e3:.0f} us')

@@ -745,19 +745,20 @@ def default_ring_at_short_intervals(t):
                         if r['ring_size'] == '2'))
         used = sum(int(r['mem_bytes']) for r in sessions())
         left = (64 << 20) - used - 700 * size
+        # a session of a netdev takes its ring and four samples more
         while left >= size * 5:
-            ring = min(left // size - 3, (16 << 20) // size - 3, 65536)
+            ring = min(left // size - 4, (16 << 20) // size - 4, 65536)
             fillers.append(subprocess.Popen(
                 [TOOL, 'record', '--interval', '60000', '--ring', str(ring),
                  '--ifname', 'lo', '--duration', '600'],
                 stdout=subprocess.DEVNULL))
-            left -= (ring + 3) * size
+            left -= (ring + 4) * size
             for _ in range(100):
                 if len(sessions()) == before + len(fillers):
                     break
                 time.sleep(0.1)
         used = sum(int(r['mem_bytes']) for r in sessions())
-        room = ((64 << 20) - used) // size - 3
+        room = ((64 << 20) - used) // size - 4
         rc, err, ring, _ = ring_of_record('--interval', '1')
         t.check(512 <= room < 1024 and (rc, err, ring) == (0, '', 512),
                 f'room for {room} samples of {size} bytes: exit {rc}, '

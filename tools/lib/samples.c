@@ -53,6 +53,9 @@ int session_parse(struct nlmsghdr *nlh, struct session *s)
 	s->lost = kpm_nla_get_uint(tb[KSFT_PERFMON_A_SESSION_LOST]);
 	s->cost = kpm_nla_get_uint(tb[KSFT_PERFMON_A_SESSION_COST]);
 	s->missed = kpm_nla_get_uint(tb[KSFT_PERFMON_A_SESSION_MISSED]);
+	s->dev_interval =
+		kpm_nla_get_uint(tb[KSFT_PERFMON_A_SESSION_DEV_INTERVAL]);
+	s->dev_missed = kpm_nla_get_uint(tb[KSFT_PERFMON_A_SESSION_DEV_MISSED]);
 	s->cpu_net = tb[KSFT_PERFMON_A_SESSION_CPU_NET];
 	if (tb[KSFT_PERFMON_A_SESSION_QUEUES])
 		s->queues = nla_get_u32(tb[KSFT_PERFMON_A_SESSION_QUEUES]);
@@ -562,7 +565,7 @@ static int parse_queue(struct drain *d, const struct nlattr *nest)
 
 /* what a part says of its sample, besides its CPUs and netdevs */
 struct part {
-	uint64_t seq, time, cost, delay, base;
+	uint64_t seq, time, cost, delay, base, dev_read;
 	uint32_t start, end;
 	bool have_seq, have_start, have_end, have_time, have_base, last;
 };
@@ -574,6 +577,8 @@ static const struct attr_field part_fields[KSFT_PERFMON_A_SAMPLE_MAX + 1] = {
 						 time, have_time),
 	[KSFT_PERFMON_A_SAMPLE_COST] = ATTR(ATTR_UINT, struct part, cost),
 	[KSFT_PERFMON_A_SAMPLE_DELAY] = ATTR(ATTR_UINT, struct part, delay),
+	[KSFT_PERFMON_A_SAMPLE_DEV_READ] = ATTR(ATTR_UINT, struct part,
+						dev_read),
 	[KSFT_PERFMON_A_SAMPLE_CPU_START] = ATTR_HAVE(ATTR_U32, struct part,
 						      start, have_start),
 	[KSFT_PERFMON_A_SAMPLE_CPU_END] = ATTR_HAVE(ATTR_U32, struct part,
@@ -616,6 +621,7 @@ static int sample_start(struct drain *d, const struct part *p)
 	d->cur.time = p->time;
 	d->cur.cost = p->cost;
 	d->cur.delay = p->delay;
+	d->cur.dev_read = p->dev_read;
 	d->next_cpu = 0;
 	d->have = true;
 	return 0;

@@ -31,6 +31,8 @@ struct session {
 	uint64_t lost;
 	uint64_t cost;
 	uint64_t missed;
+	uint64_t dev_interval;	/* ns between reads of its netdevs */
+	uint64_t dev_missed;	/* reads of them due and not taken */
 	bool cpu_net;	/* its samples carry the CPUs' network counts */
 	uint32_t queues;	/* queues of each direction a netdev's hold */
 	uint64_t qstats_skipped;
@@ -118,6 +120,8 @@ struct sample {
 	uint64_t time;	/* of its CPUs; its netdevs have their own */
 	uint64_t cost;
 	uint64_t delay;
+	/* which read of its netdevs it has, from 1: each new one once */
+	uint64_t dev_read;
 	struct cpu_stats *cpu;	/* [session.cpus] */
 	unsigned int ndevs;
 	struct dev_stats dev[KSFT_PERFMON_DEVS_MAX];

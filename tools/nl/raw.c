@@ -255,6 +255,10 @@ void sample_json(struct jw *w, const struct session *s,
 	jw_arr_end(w);
 	jw_key(w, "delay");
 	jw_uint(w, smp->delay);
+	if (s->ndevs) {
+		jw_key(w, "dev_read");
+		jw_uint(w, smp->dev_read);
+	}
 	jw_key(w, "devs");
 	jw_arr_start(w);
 	for (i = 0; i < smp->ndevs; i++) {

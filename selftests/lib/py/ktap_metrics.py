@@ -103,17 +103,20 @@ def main():
     c.check(names == set(VECTORS), 'all_metrics_observed', f'got {names}')
 
     shapes_ok, times_ok, monotonic, util_ok = True, True, True, True
-    prev_time = -1e9
+    # each series in time order: a sample's netdevs were read before its
+    # CPUs, and their lines follow the CPUs'
+    prev_time = {}
     last = {}
     for o in obs:
         if set(o) != {'host', 'name', 'shape', 'time', 'value'} or \
            o['host'] != args.host:
             shapes_ok = False
         t = o['time']
-        if not isinstance(t, float) or round(t, 6) != t or t < prev_time or \
+        if not isinstance(t, float) or round(t, 6) != t or \
+           t < prev_time.get(o.get('name'), -1e9) or \
            (args.max_time is not None and not 0 <= t <= args.max_time):
             times_ok = False
-        prev_time = t
+        prev_time[o.get('name')] = t
         v = o['value']
         if o['name'].startswith('cpu.'):
             if o['shape'] != 'per-cpu' or not isinstance(v, list) or \
