@@ -55,6 +55,7 @@ static void load(const char *path, struct sample **out, size_t *nr,
 		memset(s, 0, sizeof(*s));
 		s->seq = get_u64(o, "seq");
 		s->time = get_u64(o, "time");
+		s->dev_read = get_u64(o, "dev_read");
 		a = json_object_get(o, "cpus");
 		*cpus = json_array_size(a);
 		s->cpu = calloc(*cpus ? *cpus : 1, sizeof(*s->cpu));
@@ -109,7 +110,10 @@ static size_t format(FILE *f, const struct sample *v, size_t n, uint32_t cpus)
 		exit(1);
 	for (i = 0; i < n; i++) {
 		record_add(&r, &v[i], nics);
-		lines += 3 + (i > 0) + (nics ? 3 : 0);
+		/* the netdevs' lines once a read of them */
+		lines += 3 + (i > 0) +
+			 (nics && (!i || !v[i].dev_read ||
+				   v[i].dev_read != v[i - 1].dev_read) ? 3 : 0);
 	}
 	record_free(&r);
 	return lines;

@@ -108,7 +108,10 @@ class Record:
                             if busy + idle else None)
             out.append(self.obs('cpu.utilization', 'per-cpu', smp['time'],
                                 vals))
-        if self.nics:
+        # the netdevs' lines once a read of them, as record_add()
+        new = self.prev is None or not smp.get('dev_read') or \
+            smp['dev_read'] != self.prev.get('dev_read')
+        if self.nics and new:
             # the netdevs' times: the mean of those read, as nic_time()
             times = [d.get('time', smp['time']) for d in smp['devs']
                      if not d['gone']]

@@ -644,6 +644,13 @@ void record_sample(struct drain *d, const struct sample *smp)
 void record_add(struct record *r, const struct sample *smp, bool nics)
 {
 	uint32_t cpus = r->cpus;
+	/*
+	 * the netdevs' read of the sample before is one said already: a
+	 * sample with netdevs read less often than its CPUs has none of
+	 * its own (0: a sample that does not say)
+	 */
+	bool devs = !r->have_base || !smp->dev_read ||
+		    smp->dev_read != r->prev.dev_read;
 	int m;
 
 	if (!r->have_base) {
@@ -654,13 +661,13 @@ void record_add(struct record *r, const struct sample *smp, bool nics)
 		emit_cpu_count(r, m, smp, cpus);
 	if (smp->seq != r->base.seq)
 		emit_cpu_util(r, smp, cpus);
-	if (nics)
+	if (nics && devs)
 		for (m = M_NIC_RX_DROPPED; m <= M_NIC_TX_DROPPED; m++)
 			emit_nic(r, m, smp);
 	for (m = M_FIRST_OPTIONAL; m < M_QUEUE_RX_PACKETS; m++)
 		if (r->metrics & M_BIT(m))
 			emit_cpu_count(r, m, smp, cpus);
-	if (r->qhave && smp->q)
+	if (r->qhave && smp->q && devs)
 		emit_queues(r, smp);
 	sample_copy(&r->prev, smp, cpus);
 }

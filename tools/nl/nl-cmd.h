@@ -96,6 +96,7 @@ struct kpm_nl {
 struct session_opts {
 	bool cpu_net;		/* the CPUs' network counts */
 	uint32_t queues;	/* queue statistics of this many, or 0 */
+	uint64_t dev_interval;	/* ns between reads of the netdevs, or 0 */
 };
 
 extern const char *const session_attr_names[KSFT_PERFMON_A_SESSION_MAX + 1];

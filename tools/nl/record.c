@@ -287,7 +287,7 @@ int do_record(int argc, char **argv)
 	int opt, rc = 0, err, fd;
 	bool early;
 	const char *host = "local";
-	uint64_t time_base = 0;
+	uint64_t time_base = 0, dev_interval = 0;
 	bool have_base = false, raw = false, control = false, ktap = false;
 	bool stream = false;
 	int syncs = 0;
@@ -334,6 +334,11 @@ int do_record(int argc, char **argv)
 			break;
 		case 'R':
 			raw = true;
+			break;
+		case 'D':
+			dev_interval = llround(parse_positive("--dev-interval",
+							      optarg) *
+					       NSEC_PER_MSEC);
 			break;
 		case 'S':
 			spool_path = optarg;
@@ -400,8 +405,11 @@ int do_record(int argc, char **argv)
 					     sa.queues);
 	if (metrics & M_QUEUE && !sa.ndevs)
 		die("--metrics: the nic.queue metrics are of netdevs: give --ifname or --ifindex");
+	if (dev_interval && !sa.ndevs)
+		die("--dev-interval: of no netdev: give --ifname or --ifindex");
 	so.cpu_net = metrics & M_CPU_NET;
 	so.queues = metrics & M_QUEUE ? sa.queues : 0;
+	so.dev_interval = dev_interval;
 
 	/* first, while every open descriptor is the caller's */
 	fd = ready_fd();

@@ -21,6 +21,7 @@ const char *const session_attr_names[KSFT_PERFMON_A_SESSION_MAX + 1] = {
 	[KSFT_PERFMON_A_SESSION_RING_SIZE] = "ring-size",
 	[KSFT_PERFMON_A_SESSION_CPU_NET] = "cpu-net",
 	[KSFT_PERFMON_A_SESSION_QUEUES] = "queues",
+	[KSFT_PERFMON_A_SESSION_DEV_INTERVAL] = "dev-interval",
 };
 
 static const char *const sample_attr_names[] = {
@@ -121,6 +122,9 @@ int session_new(struct kpm_nl *nl, const uint32_t *ifindex,
 		NLA_PUT_FLAG(msg, KSFT_PERFMON_A_SESSION_CPU_NET);
 	if (o->queues)
 		NLA_PUT_U32(msg, KSFT_PERFMON_A_SESSION_QUEUES, o->queues);
+	if (o->dev_interval)
+		NLA_PUT_U64(msg, KSFT_PERFMON_A_SESSION_DEV_INTERVAL,
+			    o->dev_interval);
 	return talk_quiet(nl, "session-new", msg, session_attr_names,
 			  ARRAY_SIZE(session_attr_names), session_one_cb, s,
 			  ring_refused ? KSFT_PERFMON_A_SESSION_RING_SIZE : -1,

@@ -27,6 +27,10 @@ static const struct kpm_opt record_opts[] = {
 	{ .name = "interval", .val = 'I', .arg = "MS",
 	  .help = "sampling interval in ms, fractions allowed\n"
 		  "(default 1000; the kernel takes 0.1 to 60000)" },
+	{ .name = "dev-interval", .val = 'D', .arg = "MS", .long_only = true,
+	  .help = "read the netdevs every MS ms, a multiple of the\n"
+		  "interval (default: the interval); the CPUs are\n"
+		  "read every interval all the same" },
 	{ .name = "ring", .val = 'r', .arg = "N",
 	  .help = "samples the kernel keeps between reads (default:\n"
 		  "4 s of samples, 0.8 s with --spool, as a power\n"
