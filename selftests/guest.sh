@@ -196,6 +196,9 @@ suite_main() {
 	# the sampler's work off the CPU its timer fires on, under a softirq
 	# load there
 	run worker /usr/bin/python3 selftests/kernel/worker_test.py
+	# the CPUs read where the timer fires, the netdevs in a work item at
+	# their own interval, against the scheduler's count of kworker runs
+	run sampler /usr/bin/python3 selftests/kernel/sampler_test.py
 	run e2e env KPM_E2E_OUT=/tmp/kpm-e2e selftests/kernel/e2e_two_hosts_test.sh
 	# that run in a real Prometheus: userspace only, so on one kernel
 	if [ "$kernel_name" = 6.12 ]; then

@@ -95,7 +95,8 @@ class Genl:
                 return out
 
 
-def session_new(g, interval_ns, ring, cpu_net=False, ifindex=(), queues=0):
+def session_new(g, interval_ns, ring, cpu_net=False, ifindex=(), queues=0,
+                dev_interval_ns=0):
     s = A['session']
     req = [(s['interval'], struct.pack('=Q', interval_ns)),
            (s['ring-size'], struct.pack('=I', ring))]
@@ -104,6 +105,8 @@ def session_new(g, interval_ns, ring, cpu_net=False, ifindex=(), queues=0):
         req.append((s['cpu-net'], b''))
     if queues:
         req.append((s['queues'], struct.pack('=I', queues)))
+    if dev_interval_ns:
+        req.append((s['dev-interval'], struct.pack('=Q', dev_interval_ns)))
     (reply,) = g.request(OPS['session-new'], req)
     return uint(dict(attrs(reply))[s['id']])
 
@@ -122,7 +125,8 @@ def session_del(g, sid):
 
 
 def samples(g, sid):
-    """{seq: {'time': ns, 'cost': ns, 'delay': ns, 'cpu': {id: {...}},
+    """{seq: {'time': ns, 'cost': ns, 'delay': ns, 'dev-read': n,
+    'cpu': {id: {...}},
     'dev': [{...}], 'qstats': [{...}], 'queue': [{...}]}}, whole samples,
     their parts put together; times in CLOCK_MONOTONIC ns, as
     time.monotonic_ns()"""
@@ -139,8 +143,9 @@ def samples(g, sid):
         s = out.setdefault(seq, {'cpu': {}, 'dev': [], 'qstats': [],
                                  'queue': []})
         for t, p in top:
-            if t in (smp['time'], smp['cost'], smp['delay']):
-                s[next(k for k in ('time', 'cost', 'delay')
+            if t in (smp['time'], smp['cost'], smp['delay'],
+                     smp['dev-read']):
+                s[next(k for k in ('time', 'cost', 'delay', 'dev-read')
                        if smp[k] == t)] = uint(p)
             elif t == smp['cpu']:
                 cpu = nest(p, 'cpu-stats')
