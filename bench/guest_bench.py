@@ -9,19 +9,31 @@ a measurement, each printed as "KPM-BENCH: TABLE,FIELD=VALUE,...".
            (bench/u2_sampler) and U1
            (bench/u1_loop.sh); and the sampler's read of the CPUs
            against a bare copy of their counters (debugfs copy_cost)
+  busy     CPU time per sample at 1 ms, counted by the kernel's NOHZ
+           idle accounting on every CPU (all that is not idle: interrupts,
+           softirqs, tasks) and by the scheduler (schedstat of the
+           kworkers, ksoftirqd and ktimers threads and of the monitor's
+           process), each against an idle window's, for K of the CPUs, K
+           with lo every 10 ms (KD), U2 and U2 with lo every 10 intervals
+           (U2D); and the module's own cost_ns beside them
   format   KTAP lines a second of the tool's formatter and of Python's
            json.dumps path for the same real samples, and whether their
            output is byte-identical
   timer    how late samples come, against their schedule, at 1 ms, 10 ms
            and 1 s, for K and for U2's sleep loop, idle and under iperf3
   perturb  the slowdown of a CPU-bound loop and of iperf3 between two
-           netns under K at 1 ms, 10 ms and 1 s, the sampler alone (a
-           session nobody reads) at 1 ms, U1 at 1 s, and the floor under
-           any timer-driven sampler (bench/floor) at 1 and 10 ms
+           netns under K of the CPUs at 1 ms, 10 ms and 1 s, K at 1 ms
+           with lo every 10 ms (KD), the sampler alone (a session nobody
+           reads) at 1 ms, U1 at 1 s, and the floor under any
+           timer-driven sampler (bench/floor) at 1 and 10 ms
   scale    the sampler's cost against sessions (1 to 64) and netdevs a
            session (0 to 16)
+  rt       on PREEMPT_RT: cyclictest's latency (a SCHED_FIFO 90 thread
+           on every CPU, 1 ms) with no monitor, with K of the CPUs at
+           1 ms and with K with lo every 10 ms (KD), interleaved
 
-usage: guest_bench.py [--smoke] [cost] [format] [timer] [perturb] [scale]
+usage: guest_bench.py [--smoke] [cost] [busy] [format] [timer] [perturb]
+                      [scale] [rt]
 """
 
 import json
@@ -189,6 +201,93 @@ def cost(cpus):
          per_sample_ns=round((cpu[1] - cpu[0]) / (n2 - n1)))
 
 
+FLOOR_IDLE = '/sys/kernel/debug/kpm_floor/idle_ns'
+
+
+def idle_ns():
+    """the idle and iowait time of every CPU, added up, from the floor
+    module's file: the kernel's NOHZ accounting"""
+    with open(FLOOR_IDLE) as f:
+        return sum(int(x) + int(y) for _, x, y in
+                   (line.split() for line in f))
+
+
+SYSTEM_THREADS = ('kworker', 'ksoftirqd', 'ktimers')
+
+
+def sched_ns(pids=()):
+    """the run time (schedstat) of every thread of the kernel's that
+    can run a sampler's work, and of the processes @pids, added up"""
+    total = 0
+    for pid in os.listdir('/proc'):
+        if not pid.isdigit():
+            continue
+        try:
+            comm = open(f'/proc/{pid}/comm').read()
+            if int(pid) in pids or comm.startswith(SYSTEM_THREADS):
+                total += int(open(f'/proc/{pid}/schedstat').read().split()[0])
+        except (OSError, ValueError):
+            continue        # gone meanwhile
+    return total
+
+
+def busy_window(secs, pids=()):
+    """(wall ns, busy ns of all CPUs, scheduler ns) over @secs"""
+    n = os.cpu_count()
+    t0, i0, s0 = time.monotonic_ns(), idle_ns(), sched_ns(pids)
+    time.sleep(secs)
+    t1, i1, s1 = time.monotonic_ns(), idle_ns(), sched_ns(pids)
+    return t1 - t0, n * (t1 - t0) - (i1 - i0), s1 - s0
+
+
+def busy(cpus):
+    """Per sample at 1 ms, in rounds of an idle window and each monitor
+    in its steady state (after 1.5 s), its busy and scheduler time less
+    the idle window's, for as long, of the same round"""
+    rounds, warm, secs = (1, 0.5, 1) if SMOKE else (3, 1.5, 3)
+    subprocess.run(['insmod', FLOOR, 'mode=3'], check=True)
+    kinds = {'K': [], 'KD': ['--ifname', 'lo', '--dev-interval', '10'],
+             'U2': [], 'U2D': ['lo', '10']}
+    got = {k: [] for k in kinds}
+    try:
+        for _ in range(rounds):
+            wall0, busy0, sched0 = busy_window(secs)
+            for kind, args in kinds.items():
+                if kind.startswith('K'):
+                    p = subprocess.Popen([TOOL, 'record', '--interval', '1',
+                                          '--duration', '3600'] + args,
+                                         stdout=subprocess.DEVNULL)
+                else:
+                    n = int((warm + secs + 60) * 1000)
+                    p = subprocess.Popen([os.path.join(BENCH, 'u2_sampler'),
+                                          '1', str(n)] + args,
+                                         stdout=subprocess.DEVNULL)
+                time.sleep(warm)
+                row0 = last_session() if kind.startswith('K') else None
+                wall, b, sc = busy_window(secs, (p.pid,))
+                row1 = last_session() if kind.startswith('K') else None
+                p.terminate()
+                p.wait()
+                if row0:
+                    n = int(row1['samples']) - int(row0['samples'])
+                    own = int(row1['cost_ns']) - int(row0['cost_ns'])
+                else:
+                    n, own = round(wall / 1e6), 0
+                scale = wall / wall0
+                got[kind].append(((b - busy0 * scale) / n,
+                                  (sc - sched0 * scale) / n, own / n, n))
+    finally:
+        subprocess.run(['rmmod', 'kpm_floor'])
+    for kind, rows in got.items():
+        rows.sort()
+        mid = rows[len(rows) // 2]
+        emit('busy', cpus=cpus, method=kind, rounds=len(rows),
+             samples=mid[3], busy_ns=round(mid[0]),
+             busy_all=':'.join(str(round(r[0])) for r in rows),
+             sched_ns=round(sorted(r[1] for r in rows)[len(rows) // 2]),
+             own_ns=round(sorted(r[2] for r in rows)[len(rows) // 2]))
+
+
 def fmt(cpus):
     """the same real samples through both formatters"""
     secs = 1 if SMOKE else 4
@@ -315,15 +414,15 @@ def netns_iperf3(secs):
 
 
 def unread_session(ms):
-    """a socket that owns a session of lo at @ms and never reads it: the
-    sampler's cost alone, timer and work item included"""
+    """a socket that owns a session of the CPUs at @ms and never reads
+    it: the sampler's cost alone, its timer included"""
     sock = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 16)
     sock.bind((0, 0))
     # CTRL_CMD_GETFAMILY by CTRL_ATTR_FAMILY_NAME, then session-new with
-    # ifindex, interval and ring-size
+    # interval and ring-size
     fam = genl(sock, 0x10, 3, [(2, 'ksft_perfmon')], False)
     fid = struct.unpack('=H', fam[1][:2])[0]
-    new = genl(sock, fid, 1, [(2, 1), (3, ms * 1000000), (4, 2)], False)
+    new = genl(sock, fid, 1, [(3, ms * 1000000), (4, 2)], False)
     if not isinstance(new, dict):
         raise OSError(new, 'session-new')
     return sock
@@ -334,8 +433,9 @@ FLOOR_MODES = {'H': 0, 'HW': 1, 'HR': 2}
 
 
 class Monitor:
-    """none, K at @ms (record), the sampler alone at @ms (S: a session
-    nobody reads), U1 at @ms, or the floor under them (bench/floor): a
+    """none, K of the CPUs at @ms (record), K with lo read every 10 ms
+    (KD), the sampler alone at @ms (S: a session of the CPUs nobody
+    reads), U1 at @ms, or the floor under them (bench/floor): a
     bare hrtimer at @ms (H), one that queues an empty work item (HW), and
     one that reads the CPUs itself, in hardirq (HR); in the background"""
 
@@ -349,11 +449,12 @@ class Monitor:
             subprocess.run(['insmod', FLOOR,
                             f'mode={FLOOR_MODES[self.kind]}',
                             f'interval_us={self.ms * 1000}'], check=True)
-        elif self.kind == 'K':
+        elif self.kind in ('K', 'KD'):
+            devs = ['--ifname', 'lo', '--dev-interval', '10'] \
+                if self.kind == 'KD' else []
             self.p = subprocess.Popen([TOOL, 'record', '--interval',
-                                       str(self.ms), '--duration', '3600',
-                                       '--ifname', 'lo'],
-                                      stdout=subprocess.DEVNULL)
+                                       str(self.ms), '--duration', '3600'] +
+                                      devs, stdout=subprocess.DEVNULL)
         elif self.kind == 'U1':
             self.p = subprocess.Popen(['bash', os.path.join(BENCH, 'u1_loop.sh'),
                                        str(self.ms / 1000), '1000000', 'lo'],
@@ -376,9 +477,9 @@ class Monitor:
 def perturb(cpus):
     iters = 3_000_000 if SMOKE else 240_000_000
     reps = 1 if SMOKE else 11
-    monitors = [('none', 0), ('K', 1), ('S', 1), ('H', 1), ('HW', 1),
-                ('HR', 1), ('K', 10), ('H', 10), ('HW', 10), ('K', 1000),
-                ('U1', 1000)]
+    monitors = [('none', 0), ('K', 1), ('KD', 1), ('S', 1), ('H', 1),
+                ('HW', 1), ('HR', 1), ('K', 10), ('H', 10), ('HW', 10),
+                ('K', 1000), ('U1', 1000)]
     subprocess.run('ip netns add kpmb-r; ip link add kpmb-l type veth peer '
                    'name kpmb-p netns kpmb-r; ip addr add 192.0.2.1/24 dev '
                    'kpmb-l; ip link set kpmb-l up; ip -n kpmb-r addr add '
@@ -417,6 +518,53 @@ def perturb(cpus):
              paired_all=':'.join(f'{x:.4f}' for x in p),
              iperf3_gbps=f'{t[len(t) // 2]:.4f}',
              iperf3_all=':'.join(f'{x:.4f}' for x in t))
+
+
+def cyclictest(loops):
+    """cyclictest's wake-up latencies of a thread on every CPU at 1 ms,
+    all threads' together, in us, sorted (its histogram)"""
+    with tempfile.TemporaryDirectory() as d:
+        out = os.path.join(d, 'ct.json')
+        subprocess.run(['cyclictest', '-m', '-q', '-S', '-p', '90', '-i',
+                        '1000', '-l', str(loops), '-h', '100000',
+                        f'--json={out}'], stdout=subprocess.DEVNULL,
+                       check=True)
+        with open(out) as f:
+            threads = json.load(f)['thread'].values()
+    lat = []
+    for t in threads:
+        for us, n in t['histogram'].items():
+            lat += [int(us)] * int(n)
+        # beyond the histogram: its max stands for them
+        lat += [t['max']] * (t['cycles'] - sum(map(int,
+                                                   t['histogram'].values())))
+    return sorted(lat)
+
+
+def rt(cpus):
+    """cyclictest beside no monitor, K and KD, in turns"""
+    rounds, loops = (1, 500) if SMOKE else (5, 5000)
+    monitors = {'none': None, 'K': [],
+                'KD': ['--ifname', 'lo', '--dev-interval', '10']}
+    lat = {m: [] for m in monitors}
+    for _ in range(rounds):
+        for m, args in monitors.items():
+            p = None
+            if args is not None:
+                p = subprocess.Popen([TOOL, 'record', '--interval', '1',
+                                      '--duration', '3600'] + args,
+                                     stdout=subprocess.DEVNULL)
+                time.sleep(0.5)
+            lat[m] += cyclictest(loops)
+            if p:
+                p.terminate()
+                p.wait()
+    for m, v in lat.items():
+        v.sort()
+        emit('rt', cpus=cpus, kernel=os.uname().release, monitor=m,
+             samples=len(v), min_us=v[0], p50_us=pct(v, 50),
+             p99_us=pct(v, 99), p999_us=pct(v, 99.9), max_us=v[-1],
+             mean_us=f'{sum(v) / len(v):.1f}')
 
 
 def sessions_now():
@@ -482,8 +630,8 @@ def main():
     todo = [a for a in sys.argv[1:] if not a.startswith('--')] or \
         ['cost', 'format']
     for t in todo:
-        {'cost': cost, 'format': fmt, 'timer': timer, 'perturb': perturb,
-         'scale': scale}[t](cpus)
+        {'cost': cost, 'busy': busy, 'format': fmt, 'timer': timer,
+         'perturb': perturb, 'scale': scale, 'rt': rt}[t](cpus)
     return 0
 
 

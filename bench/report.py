@@ -242,6 +242,9 @@ def main():
                 f'{100 * (float(r["iperf3_gbps"]) / float(none["iperf3_gbps"]) - 1):+.1f}%']
                for r in per])
 
+    busy = busy_table(t.get('busy', []), out)
+    rt_table(t.get('rt', []), out)
+
     sc = t.get('scale', [])
     if sc:
         write_csv(os.path.join(out, 'scale.csv'), sc)
@@ -250,11 +253,75 @@ def main():
         table(['vCPUs', 'sessions', 'netdevs', 'sampler', 'bytes/sample'],
               [[r['cpus'], r['sessions'], r['netdevs'], us(r['sampler_ns']),
                 r.get('sample_bytes', '-')] for r in sc])
-    targets(by, fmt_ns, copy, fmt, per)
+    targets(by, fmt_ns, copy, fmt, per, busy)
     return 1 if bad or not rows else 0
 
 
-def targets(by, fmt_ns, copy, fmt, per):
+def busy_table(rows, out):
+    """cost per sample at 1 ms by the CPUs' busy time and the scheduler;
+    {vCPUs: {method: row}}"""
+    by = {}
+    for r in rows:
+        by.setdefault(int(r['cpus']), {})[r['method']] = r
+    if not rows:
+        return by
+    write_csv(os.path.join(out, 'busy.csv'), rows)
+    print('Cost per sample at 1 ms (microseconds of CPU): "busy" is the time '
+          'every CPU spent out of idle by the kernel\'s NOHZ accounting '
+          '(interrupts, softirqs and tasks), "sched" the run time of the '
+          'kworker, ksoftirqd and ktimers threads and of the monitor\'s '
+          'process by their schedstat, each less an idle window\'s of the '
+          'same round (median of the rounds); "own" the module\'s cost_ns. '
+          'K: the CPUs; KD: and lo every 10 ms; U2: /proc/stat and lo\'s '
+          'counters every sample; U2D: lo every 10 samples')
+    head = ['vCPUs']
+    for m in ('K', 'KD', 'U2', 'U2D'):
+        head += [f'{m} busy', f'{m} sched'] + \
+            ([f'{m} own'] if m.startswith('K') else [])
+    head += ['U2/K busy', 'U2D/KD busy', 'U2/K sched', 'U2D/KD sched']
+    out_rows, series = [], {'K busy': [], 'KD busy': [], 'U2 busy': [],
+                            'U2D busy': []}
+    for n in sorted(by):
+        m = by[n]
+        if not all(x in m for x in ('K', 'KD', 'U2', 'U2D')):
+            continue
+        r = [n]
+        for x in ('K', 'KD', 'U2', 'U2D'):
+            r += [us(m[x]['busy_ns']), us(m[x]['sched_ns'])] + \
+                ([us(m[x]['own_ns'])] if x.startswith('K') else [])
+            series[f'{x} busy'].append((n, max(float(m[x]['busy_ns']), 1) /
+                                        1000))
+
+        def ratio(a, b, key):
+            d = float(m[b][key])
+            return f'{float(m[a][key]) / d:.1f}x' if d > 0 else '-'
+        r += [ratio('U2', 'K', 'busy_ns'), ratio('U2D', 'KD', 'busy_ns'),
+              ratio('U2', 'K', 'sched_ns'), ratio('U2D', 'KD', 'sched_ns')]
+        out_rows.append(r)
+    table(head, out_rows)
+    svg_lines(os.path.join(out, 'busy.svg'),
+              'CPU time per sample at 1 ms against vCPUs', 'vCPUs',
+              'microseconds per sample (busy)', series)
+    return by
+
+
+def rt_table(rows, out):
+    """cyclictest beside the monitors, on PREEMPT_RT"""
+    if not rows:
+        return
+    write_csv(os.path.join(out, 'rt.csv'), rows)
+    print(f'cyclictest on {rows[0]["kernel"]}, {rows[0]["cpus"]} vCPUs: a '
+          'SCHED_FIFO 90 thread a CPU every 1 ms, wake-up latency in '
+          'microseconds, all rounds and threads together; K at 1 ms, KD '
+          'with lo every 10 ms')
+    table(['monitor', 'wake-ups', 'min', 'p50', 'p99', 'p99.9', 'max',
+           'mean'],
+          [[r['monitor'], r['samples'], r['min_us'], r['p50_us'],
+            r['p99_us'], r['p999_us'], r['max_us'], r['mean_us']]
+           for r in rows])
+
+
+def targets(by, fmt_ns, copy, fmt, per, busy):
     """the delivery targets, each row with what this run measured"""
     def kread(n):
         return float(by[n]['K']['sampler_ns']) + float(by[n]['K']['read_ns'])
@@ -335,7 +402,30 @@ def targets(by, fmt_ns, copy, fmt, per):
         ', '.join(f'{n}: {v:.1f}x' for n, v in sorted(f.items())),
         all(v >= 30 for v in f.values()) and
         all(x['identical'] == '1' for x in fmt))
-    print('Targets of delivery, as this run measured them')
+    for u, k in (('U2', 'K'), ('U2D', 'KD')):
+        v = {n: float(m[u]['busy_ns']) / float(m[k]['busy_ns'])
+             for n, m in sorted(busy.items())
+             if u in m and k in m and float(m[k]['busy_ns']) > 0}
+        row(f'{u} / {k} at 1 ms, busy', '>= 3x at 64, >= 5x at 8..32',
+            ', '.join(f'{n}: {x:.1f}x' for n, x in v.items()),
+            all(x >= (3 if n >= 64 else 5) for n, x in v.items() if n >= 8)
+            if any(n >= 8 for n in v) else None)
+    h = paired('H', '1')
+    for m in ('K', 'S', 'KD'):
+        p = paired(m, '1') if m != 'KD' else None
+        if m == 'KD':
+            k = next((x for x in per if x['monitor'] == 'KD' and
+                      x.get('paired')), None)
+            p = 100 * (float(k['paired']) - 1) if k else None
+        if p is None or h is None:
+            continue
+        row(f'perturbation, {m} at 1 ms, paired, against H',
+            '<= 1.5x H' if m != 'KD' else '(what lo at 10 ms adds)',
+            f'{p:+.2f}% against H {h:+.2f}%' +
+            (f': {p / h:.1f}x' if h > 0 else ''),
+            (p <= 1.5 * h if h > 0 else 'noise: cannot tell')
+            if m != 'KD' else '-')
+    print('Targets, as this run measured them')
     table(['what', 'target', 'measured', ''], rows)
 
 

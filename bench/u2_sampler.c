@@ -8,7 +8,9 @@
  *   late=NS:NS:... samples=N cpu_ns=NS late_p50_ns=NS late_p99_ns=NS
  *   late_max_ns=NS
  *
- * usage: u2_sampler INTERVAL_MS COUNT [IFNAME]
+ * usage: u2_sampler INTERVAL_MS COUNT [IFNAME [EVERY]]
+ *
+ * With EVERY, the netdev's counters are read every EVERY intervals only.
  */
 
 #include <fcntl.h>
@@ -80,6 +82,7 @@ int main(int argc, char **argv)
 	};
 	static char buf[1 << 20];
 	uint64_t interval, start, *late, cpu_ns;
+	long every;
 	int stat_fd, fds[3] = { -1, -1, -1 };
 	long count, i;
 	struct rusage ru;
@@ -89,14 +92,15 @@ int main(int argc, char **argv)
 	int k;
 
 	if (argc < 3) {
-		fprintf(stderr, "usage: u2_sampler INTERVAL_MS COUNT [IFNAME]\n");
+		fprintf(stderr, "usage: u2_sampler INTERVAL_MS COUNT [IFNAME [EVERY]]\n");
 		return 2;
 	}
 	interval = (uint64_t)(atof(argv[1]) * 1e6);
 	count = atol(argv[2]);
+	every = argc > 4 ? atol(argv[4]) : 1;
 	late = calloc(count, sizeof(*late));
 	stat_fd = open("/proc/stat", O_RDONLY);
-	if (!late || stat_fd < 0 || interval == 0 || count <= 0) {
+	if (!late || stat_fd < 0 || interval == 0 || count <= 0 || every <= 0) {
 		perror("u2_sampler");
 		return 1;
 	}
@@ -131,7 +135,7 @@ int main(int argc, char **argv)
 		buf[n + 1] = '\0';
 		if (parse_stat(buf) <= 0)
 			return 1;
-		for (k = 0; k < 3; k++)
+		for (k = 0; k < 3 && !(i % every); k++)
 			if (fds[k] >= 0)
 				counters[k] = read_u64(fds[k]);
 	}

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # make bench: the benchmarks of bench/, each in a guest of Debian's 6.12
-# kernel under QEMU, then one table per measurement with the ratios
-# (bench/report.py), the raw results as CSV and plots as SVG in OUTDIR.
+# kernel under QEMU (cyclictest's in one of its PREEMPT_RT kernel), then
+# one table per measurement with the ratios (bench/report.py), the raw
+# results as CSV and plots as SVG in OUTDIR.
 #
 # usage: bench.sh [--smoke] [--cpus "1 2 4 8 16 32 64"] [OUTDIR]
 #   --smoke   one 2-vCPU guest and short runs: that the benchmarks work
@@ -23,6 +24,9 @@ while [ $# -gt 0 ]; do
 done
 out=${1:-build/bench}
 mkdir -p "$out"
+eval "$(scripts/kernel.sh env 6.12-rt)"
+rt_image=$image rt_modules=$modules
+scripts/kbuild.sh "$kdir" bench-6.12-rt > /dev/null
 eval "$(scripts/kernel.sh env 6.12)"
 make -s tools bench/fmt_bench bench/u2_sampler bench/spin
 # a build of its own, apart from make test's
@@ -43,10 +47,10 @@ cat "$out/machine.txt"
 for n in $cpus; do
 	# cost and formatting at every size; the rest where it says most:
 	# perturbation with one CPU to share, timers and scale with four
-	what="cost format"
+	what="cost busy format"
 	[ "$n" = 1 ] && what="$what perturb"
 	[ "$n" = 4 ] && what="$what timer scale"
-	[ -n "$smoke" ] && what="cost format timer perturb scale"
+	[ -n "$smoke" ] && what="cost busy format timer perturb scale"
 	echo "bench.sh: guest with $n vCPUs: $what" >&2
 	# the guest's memory grows with its CPUs (per-CPU areas)
 	# one guest that fails (a 64-vCPU TCG guest once took an int3 oops
@@ -59,5 +63,15 @@ for n in $cpus; do
 		failed="$failed $n"
 	fi
 done
+# the latency of a PREEMPT_RT kernel's real-time threads, beside the
+# sampler: two vCPUs, the soft timer's thread on one of them
+echo "bench.sh: PREEMPT_RT guest with 2 vCPUs: rt" >&2
+if ! scripts/vm.sh --kernel "$rt_image" --modules "$rt_modules" --smp 2 \
+	--mem 2048 --timeout 1800 \
+	-- bench/guest.sh "build/bench-6.12-rt/ksft_perfmon.ko" $smoke rt |
+	tee -a "$raw" | sed -n 's/^KPM-BENCH: /bench.sh: /p' >&2; then
+	echo "bench.sh: the PREEMPT_RT guest failed; its rows are missing" >&2
+	failed="$failed rt"
+fi
 python3 bench/report.py "$raw" "$out"
 [ -z "$failed" ] || { echo "bench.sh: failed guests:$failed" >&2; exit 1; }

@@ -11,8 +11,9 @@
 # compiles de_DE from, Prometheus (the OpenMetrics export is tested in
 # its promtool and its server, which the test starts itself), OpenSSH's
 # server (the remote over ssh: an sshd that the tests start in a netns),
-# valgrind (report_test.py counts the report's instructions with it) and
-# chromium (it opens the report's page, headless). Installs only what is
+# valgrind (report_test.py counts the report's instructions with it),
+# chromium (it opens the report's page, headless) and rt-tests (make
+# bench's cyclictest on PREEMPT_RT). Installs only what is
 # missing, so a second run costs a few dpkg queries. (The 7.3 source
 # comes from trixie-backports: scripts/debug-kernel.sh fetches it.)
 
@@ -26,7 +27,7 @@ pkgs=(linux-image-6.12-amd64 linux-headers-6.12-amd64 linux-source-6.12
       pkg-config iperf3 python3 python3-yaml python3-jsonschema
       iproute2 kmod cpio xz-utils gcc make clang libclang-rt-14-dev
       python3-sphinx man-db dkms tmux ethtool iputils-ping locales
-      prometheus openssh-server openssh-client valgrind chromium)
+      prometheus openssh-server openssh-client valgrind chromium rt-tests)
 
 missing=()
 for p in "${pkgs[@]}"; do

@@ -9,24 +9,36 @@
  *   1  queues an empty work item on system_highpri_wq, as ksft_perfmon's
  *      timer queues its sampler;
  *   2  reads every possible CPU's kcpustat, idle and iowait time itself,
- *      in hardirq, with no work item.
+ *      in hardirq, with no work item;
+ *   3  is not started.
+ *
+ * In every mode, /sys/kernel/debug/kpm_floor/idle_ns has a line per
+ * possible CPU: its id, and the time it has been idle and in iowait, in
+ * ns, by the kernel's NOHZ accounting (get_cpu_idle_time_us(), to the
+ * microsecond, the current idle period included), which counts as busy
+ * every moment a CPU is out of its idle loop: interrupts, softirqs and
+ * tasks alike. The CPU cost benchmark reads it, apart from the module
+ * it measures.
  *
  * Benchmark only: it samples nothing anyone reads.
  */
 
+#include <linux/debugfs.h>
 #include <linux/hrtimer.h>
 #include <linux/kernel_stat.h>
 #include <linux/module.h>
+#include <linux/seq_file.h>
 #include <linux/tick.h>
 #include <linux/workqueue.h>
 
 static unsigned int mode;
 module_param(mode, uint, 0444);
-MODULE_PARM_DESC(mode, "0: the timer alone, 1: and an empty work item, 2: and the CPUs read in the timer");
+MODULE_PARM_DESC(mode, "0: the timer alone, 1: and an empty work item, 2: and the CPUs read in the timer, 3: no timer");
 static unsigned int interval_us = 1000;
 module_param(interval_us, uint, 0444);
 MODULE_PARM_DESC(interval_us, "the timer's interval, in microseconds");
 
+static struct dentry *floor_dir;
 static struct hrtimer floor_timer;
 static struct work_struct floor_work;
 static u64 floor_sink;
@@ -61,12 +73,28 @@ static enum hrtimer_restart floor_timer_fn(struct hrtimer *timer)
 	return HRTIMER_RESTART;
 }
 
+static int floor_idle_show(struct seq_file *m, void *v)
+{
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu)
+		seq_printf(m, "%u %llu %llu\n", cpu,
+			   get_cpu_idle_time_us(cpu, NULL) * NSEC_PER_USEC,
+			   get_cpu_iowait_time_us(cpu, NULL) * NSEC_PER_USEC);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(floor_idle);
+
 static int __init floor_init(void)
 {
 	/* no shorter than ksft_perfmon's shortest interval */
-	if (mode > 2 || interval_us < 100)
+	if (mode > 3 || interval_us < 100)
 		return -EINVAL;
+	floor_dir = debugfs_create_dir("kpm_floor", NULL);
+	debugfs_create_file("idle_ns", 0444, floor_dir, NULL, &floor_idle_fops);
 	INIT_WORK(&floor_work, floor_work_fn);
+	if (mode == 3)
+		return 0;
 	hrtimer_init(&floor_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
 	floor_timer.function = floor_timer_fn;
 	hrtimer_start(&floor_timer, ns_to_ktime(interval_us * NSEC_PER_USEC),
@@ -76,6 +104,9 @@ static int __init floor_init(void)
 
 static void __exit floor_exit(void)
 {
+	debugfs_remove(floor_dir);
+	if (mode == 3)
+		return;
 	hrtimer_cancel(&floor_timer);
 	cancel_work_sync(&floor_work);
 }
