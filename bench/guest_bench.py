@@ -240,19 +240,37 @@ def busy_window(secs, pids=()):
     return t1 - t0, n * (t1 - t0) - (i1 - i0), s1 - s0
 
 
+def floor(mode):
+    """the floor module in @mode at 1 ms (3: no timer, its idle file
+    alone)"""
+    subprocess.run(['rmmod', 'kpm_floor'], stderr=subprocess.DEVNULL)
+    subprocess.run(['insmod', FLOOR, f'mode={mode}', 'interval_us=1000'],
+                   check=True)
+
+
 def busy(cpus):
     """Per sample at 1 ms, in rounds of an idle window and each monitor
     in its steady state (after 1.5 s), its busy and scheduler time less
-    the idle window's, for as long, of the same round"""
+    the idle window's, for as long, of the same round; and per tick of
+    the bare hrtimers under any sampler, hard (H) and soft (HS)"""
     rounds, warm, secs = (1, 0.5, 1) if SMOKE else (3, 1.5, 3)
-    subprocess.run(['insmod', FLOOR, 'mode=3'], check=True)
+    floor(3)
     kinds = {'K': [], 'KD': ['--ifname', 'lo', '--dev-interval', '10'],
-             'U2': [], 'U2D': ['lo', '10']}
+             'U2': [], 'U2D': ['lo', '10'], 'H': 0, 'HS': 4}
     got = {k: [] for k in kinds}
     try:
         for _ in range(rounds):
             wall0, busy0, sched0 = busy_window(secs)
             for kind, args in kinds.items():
+                if kind.startswith('H'):
+                    floor(args)
+                    time.sleep(warm)
+                    wall, b, sc = busy_window(secs)
+                    floor(3)
+                    n, scale = round(wall / 1e6), wall / wall0
+                    got[kind].append(((b - busy0 * scale) / n,
+                                      (sc - sched0 * scale) / n, 0, n))
+                    continue
                 if kind.startswith('K'):
                     p = subprocess.Popen([TOOL, 'record', '--interval', '1',
                                           '--duration', '3600'] + args,

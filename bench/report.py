@@ -273,14 +273,17 @@ def busy_table(rows, out):
           'process by their schedstat, each less an idle window\'s of the '
           'same round (median of the rounds); "own" the module\'s cost_ns. '
           'K: the CPUs; KD: and lo every 10 ms; U2: /proc/stat and lo\'s '
-          'counters every sample; U2D: lo every 10 samples')
+          'counters every sample; U2D: lo every 10 samples; the floor '
+          'under any sampler on a 1 ms timer, a bare hrtimer, a tick: H '
+          'hard, HS soft, as K\'s')
     head = ['vCPUs']
     for m in ('K', 'KD', 'U2', 'U2D'):
         head += [f'{m} busy', f'{m} sched'] + \
             ([f'{m} own'] if m.startswith('K') else [])
-    head += ['U2/K busy', 'U2D/KD busy', 'U2/K sched', 'U2D/KD sched']
+    head += ['H busy', 'HS busy', 'U2/K busy', 'U2D/KD busy', 'U2/K sched',
+             'U2D/KD sched']
     out_rows, series = [], {'K busy': [], 'KD busy': [], 'U2 busy': [],
-                            'U2D busy': []}
+                            'U2D busy': [], 'HS busy': []}
     for n in sorted(by):
         m = by[n]
         if not all(x in m for x in ('K', 'KD', 'U2', 'U2D')):
@@ -291,10 +294,14 @@ def busy_table(rows, out):
                 ([us(m[x]['own_ns'])] if x.startswith('K') else [])
             series[f'{x} busy'].append((n, max(float(m[x]['busy_ns']), 1) /
                                         1000))
+        if 'HS' in m:
+            series['HS busy'].append((n, max(float(m['HS']['busy_ns']), 1) /
+                                     1000))
 
         def ratio(a, b, key):
             d = float(m[b][key])
             return f'{float(m[a][key]) / d:.1f}x' if d > 0 else '-'
+        r += [us(m[h]['busy_ns']) if h in m else '-' for h in ('H', 'HS')]
         r += [ratio('U2', 'K', 'busy_ns'), ratio('U2D', 'KD', 'busy_ns'),
               ratio('U2', 'K', 'sched_ns'), ratio('U2D', 'KD', 'sched_ns')]
         out_rows.append(r)

@@ -6,18 +6,21 @@
 # one table per measurement with the ratios (bench/report.py), the raw
 # results as CSV and plots as SVG in OUTDIR.
 #
-# usage: bench.sh [--smoke] [--cpus "1 2 4 8 16 32 64"] [OUTDIR]
+# usage: bench.sh [--smoke] [--cpus "1 2 4 8 16 32 64"] [--only "busy rt"] [OUTDIR]
 #   --smoke   one 2-vCPU guest and short runs: that the benchmarks work
 #             (make test runs this), not numbers to quote
+#   --only    these measurements of bench/guest_bench.py alone, at every
+#             size (rt: the PREEMPT_RT guest)
 
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
-smoke= cpus="1 2 4 8 16 32 64" failed=
+smoke= cpus="1 2 4 8 16 32 64" failed= only=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--smoke) smoke=--smoke; cpus=2; shift ;;
 	--cpus) cpus=$2; shift 2 ;;
+	--only) only=$2; shift 2 ;;
 	-*) sed -n 's/^# usage: //p' "$0" >&2; exit 2 ;;
 	*) break ;;
 	esac
@@ -51,6 +54,8 @@ for n in $cpus; do
 	[ "$n" = 1 ] && what="$what perturb"
 	[ "$n" = 4 ] && what="$what timer scale"
 	[ -n "$smoke" ] && what="cost busy format timer perturb scale"
+	[ -n "$only" ] && what=$(echo " $only " | sed 's/ rt / /g')
+	[ -n "${what// /}" ] || continue
 	echo "bench.sh: guest with $n vCPUs: $what" >&2
 	# the guest's memory grows with its CPUs (per-CPU areas)
 	# one guest that fails (a 64-vCPU TCG guest once took an int3 oops
@@ -65,13 +70,15 @@ for n in $cpus; do
 done
 # the latency of a PREEMPT_RT kernel's real-time threads, beside the
 # sampler: two vCPUs, the soft timer's thread on one of them
-echo "bench.sh: PREEMPT_RT guest with 2 vCPUs: rt" >&2
-if ! scripts/vm.sh --kernel "$rt_image" --modules "$rt_modules" --smp 2 \
-	--mem 2048 --timeout 1800 \
-	-- bench/guest.sh "build/bench-6.12-rt/ksft_perfmon.ko" $smoke rt |
-	tee -a "$raw" | sed -n 's/^KPM-BENCH: /bench.sh: /p' >&2; then
-	echo "bench.sh: the PREEMPT_RT guest failed; its rows are missing" >&2
-	failed="$failed rt"
+if [ -z "$only" ] || [[ " $only " == *" rt "* ]]; then
+	echo "bench.sh: PREEMPT_RT guest with 2 vCPUs: rt" >&2
+	if ! scripts/vm.sh --kernel "$rt_image" --modules "$rt_modules" \
+		--smp 2 --mem 2048 --timeout 1800 \
+		-- bench/guest.sh "build/bench-6.12-rt/ksft_perfmon.ko" $smoke rt |
+		tee -a "$raw" | sed -n 's/^KPM-BENCH: /bench.sh: /p' >&2; then
+		echo "bench.sh: the PREEMPT_RT guest failed; its rows are missing" >&2
+		failed="$failed rt"
+	fi
 fi
 python3 bench/report.py "$raw" "$out"
 [ -z "$failed" ] || { echo "bench.sh: failed guests:$failed" >&2; exit 1; }

@@ -2,7 +2,8 @@
 /*
  * The floor under a timer-driven sampler, for the perturbation benchmark
  * (bench/guest_bench.py): what a 1 ms beat costs the CPU it fires on
- * before anything is sampled. An hrtimer, hardirq as ksft_perfmon's,
+ * before anything is sampled. An hrtimer, hardirq as ksft_perfmon's was
+ * before it read the CPUs in a soft one (mode 4 is that one, bare),
  * fires every @interval_us and, by @mode:
  *
  *   0  does nothing else;
@@ -10,7 +11,8 @@
  *      timer queues its sampler;
  *   2  reads every possible CPU's kcpustat, idle and iowait time itself,
  *      in hardirq, with no work item;
- *   3  is not started.
+ *   3  is not started;
+ *   4  is a soft hrtimer, as ksft_perfmon's is now, that does nothing.
  *
  * In every mode, /sys/kernel/debug/kpm_floor/idle_ns has a line per
  * possible CPU: its id, and the time it has been idle and in iowait, in
@@ -33,7 +35,7 @@
 
 static unsigned int mode;
 module_param(mode, uint, 0444);
-MODULE_PARM_DESC(mode, "0: the timer alone, 1: and an empty work item, 2: and the CPUs read in the timer, 3: no timer");
+MODULE_PARM_DESC(mode, "0: the timer alone, 1: and an empty work item, 2: and the CPUs read in the timer, 3: no timer, 4: a soft timer alone");
 static unsigned int interval_us = 1000;
 module_param(interval_us, uint, 0444);
 MODULE_PARM_DESC(interval_us, "the timer's interval, in microseconds");
@@ -73,6 +75,11 @@ static enum hrtimer_restart floor_timer_fn(struct hrtimer *timer)
 	return HRTIMER_RESTART;
 }
 
+static enum hrtimer_mode floor_timer_mode(void)
+{
+	return mode == 4 ? HRTIMER_MODE_REL_SOFT : HRTIMER_MODE_REL_HARD;
+}
+
 static int floor_idle_show(struct seq_file *m, void *v)
 {
 	unsigned int cpu;
@@ -88,17 +95,17 @@ DEFINE_SHOW_ATTRIBUTE(floor_idle);
 static int __init floor_init(void)
 {
 	/* no shorter than ksft_perfmon's shortest interval */
-	if (mode > 3 || interval_us < 100)
+	if (mode > 4 || interval_us < 100)
 		return -EINVAL;
 	floor_dir = debugfs_create_dir("kpm_floor", NULL);
 	debugfs_create_file("idle_ns", 0444, floor_dir, NULL, &floor_idle_fops);
 	INIT_WORK(&floor_work, floor_work_fn);
 	if (mode == 3)
 		return 0;
-	hrtimer_init(&floor_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
+	hrtimer_init(&floor_timer, CLOCK_MONOTONIC, floor_timer_mode());
 	floor_timer.function = floor_timer_fn;
 	hrtimer_start(&floor_timer, ns_to_ktime(interval_us * NSEC_PER_USEC),
-		      HRTIMER_MODE_REL_HARD);
+		      floor_timer_mode());
 	return 0;
 }
 
