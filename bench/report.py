@@ -419,11 +419,7 @@ def targets(by, fmt_ns, copy, fmt, per, busy):
             if any(n >= 8 for n in v) else None)
     h = paired('H', '1')
     for m in ('K', 'S', 'KD'):
-        p = paired(m, '1') if m != 'KD' else None
-        if m == 'KD':
-            k = next((x for x in per if x['monitor'] == 'KD' and
-                      x.get('paired')), None)
-            p = 100 * (float(k['paired']) - 1) if k else None
+        p = paired(m, '1')
         if p is None or h is None:
             continue
         row(f'perturbation, {m} at 1 ms, paired, against H',
@@ -434,6 +430,59 @@ def targets(by, fmt_ns, copy, fmt, per, busy):
             if m != 'KD' else '-')
     print('Targets, as this run measured them')
     table(['what', 'target', 'measured', ''], rows)
+    why_not(busy, per)
+
+
+def why_not(busy, per):
+    """for the sampler's targets not met, the reason in this run's
+    numbers, and what would meet them"""
+    lines = []
+    for u, k in (('U2', 'K'), ('U2D', 'KD')):
+        for n, m in sorted(busy.items()):
+            fl = m.get('HS') or m.get('H')
+            if n < 8 or not (u in m and k in m and fl):
+                continue
+            want = 3 if n >= 64 else 5
+            kb, ub = float(m[k]['busy_ns']), float(m[u]['busy_ns'])
+            f, own = float(fl['busy_ns']), float(m[k]['own_ns'])
+            if ub >= want * kb:
+                continue
+            rest = kb - f - own
+            # record's (and with netdevs the kworker's) by the scheduler
+            tasks = max(float(m[k]['sched_ns']), 0)
+            need = ub / want
+            lines.append(
+                f'{u}/{k} at {n} vCPUs, {ub / kb:.1f}x: {k} {kb / 1e3:.1f} us '
+                f'a sample = the bare 1 ms timer\'s {f / 1e3:.1f} '
+                f'(HS) + the module\'s {own / 1e3:.1f} + {rest / 1e3:.1f} '
+                f'more, of which {tasks / 1e3:.1f} record' +
+                (' and the kworker' if k == 'KD' else '') +
+                f' (schedstat); {u} {ub / 1e3:.1f}. {want}x takes {k} at '
+                f'{need / 1e3:.1f} us: ' +
+                (f'below the timer and the module alone '
+                 f'({(f + own) / 1e3:.1f})' if need < f + own else
+                 f'the {rest / 1e3:.1f} more at {(need - f - own) / 1e3:.1f}'))
+
+    def interval(monitor):
+        x = next((r for r in per if r['monitor'] == monitor and
+                  r['interval_ms'] == '1' and r.get('paired_all')), None)
+        p = sorted(float(v) for v in x['paired_all'].split(':')) if x else []
+        return (100 * (p[len(p) // 2] - 1), 100 * (p[2] - 1),
+                100 * (p[-3] - 1)) if len(p) >= 7 else None
+    h, k = interval('H'), interval('K')
+    if h and k and not (h[0] > 0 and k[0] <= 1.5 * h[0]):
+        lines.append(
+            f'perturbation at 1 ms: the bare hardirq timer H slows the '
+            f'loop by {h[0]:+.2f}% (paired median; 3rd to 9th of 11: '
+            f'{h[1]:+.1f}% to {h[2]:+.1f}%), K by {k[0]:+.2f}% ({k[1]:+.1f}% '
+            f'to {k[2]:+.1f}%): the rounds\' spread is wider than the '
+            f'floor, so 1.5x of it cannot be told from this run; more '
+            f'rounds, or a quieter host, would')
+    if lines:
+        print('Why a target is not met, in this run\'s numbers')
+        for x in lines:
+            print(f'- {x}')
+        print()
 
 
 if __name__ == '__main__':
